@@ -1,0 +1,72 @@
+/**
+ * The compiled, validated form of a policy (DESIGN §2). The YAML file is parsed into DTO classes,
+ * validated with class-validator, then compiled into these plain readonly objects that the matcher
+ * and the engine use. Periods are milliseconds here; the YAML speaks `1s`, `1m`, `1h`, `1d`, `1mo`.
+ */
+
+/** The selector dimensions a request can carry; `key` dims are drawn from these. */
+export const SELECTOR_DIMS = ['tenant', 'principal', 'token', 'client', 'route'] as const;
+export type SelectorDim = (typeof SELECTOR_DIMS)[number];
+
+export const ALGORITHMS = ['fixed_window', 'sliding_window', 'token_bucket', 'calendar_month'] as const;
+/**
+ * - `fixed_window`: a counter per aligned period; resets at the period boundary.
+ * - `sliding_window`: two fixed buckets; the previous one weighted by how much of it still overlaps.
+ * - `token_bucket`: capacity = limit, refill = limit/period, continuous.
+ * - `calendar_month`: a fixed window aligned to UTC calendar months (period is ignored).
+ */
+export type Algorithm = (typeof ALGORITHMS)[number];
+
+export const WINDOW_ROLES = ['burst', 'sustained'] as const;
+/** Which deny reason a window produces: `burst_quota_exhausted` or `sustained_quota_exhausted`. */
+export type WindowRole = (typeof WINDOW_ROLES)[number];
+
+export type FailMode = 'fail_open' | 'fail_closed';
+export type PolicyMode = 'enforce' | 'shadow';
+
+export interface WindowSpec {
+  /** Unique within its policy; part of the Redis key. */
+  readonly name: string;
+  readonly role: WindowRole;
+  readonly algorithm: Algorithm;
+  /** Units allowed per period (token bucket: capacity). Positive integer. */
+  readonly limit: number;
+  /** Period in milliseconds, 1ms..31d. For `calendar_month` the nominal 31d; the engine aligns to months. */
+  readonly periodMs: number;
+}
+
+/** Attribute/selector name → accepted values (any of them matches). */
+export type MatchSpec = Readonly<Record<string, readonly string[]>>;
+
+export interface Policy {
+  /** Unique name; `[a-z0-9][a-z0-9_.-]{0,63}`; part of keys, metrics and events. */
+  readonly name: string;
+  /** Every entry must match (AND over names, OR over values). Empty = matches everything. */
+  readonly match: MatchSpec;
+  /** If every entry of `unless` matches, the policy does not apply (exemption). Empty = no exemption. */
+  readonly unless: MatchSpec;
+  /** Composite key dimensions in order; a missing one fails closed with `selector_identity_missing`. */
+  readonly key: readonly SelectorDim[];
+  readonly windows: readonly WindowSpec[];
+  /** Largest valid cost; defaults to the smallest window limit (a larger cost could never pass). */
+  readonly maxCost: number;
+  readonly onBackendFailure: FailMode;
+  readonly mode: PolicyMode;
+  readonly enabled: boolean;
+  /** Within a group the first enabled matching policy (file order) claims the request. */
+  readonly group?: string;
+}
+
+export interface PolicySet {
+  /** Content hash of the source file: stamped on every event so the ledger says which rules decided. */
+  readonly version: string;
+  readonly policies: readonly Policy[];
+  /** When this set was loaded (epoch ms). */
+  readonly loadedAt: number;
+}
+
+/** One validation problem of a policy file, with the path where it is (`policies[2].windows[0].period`). */
+export interface PolicyError {
+  readonly path: string;
+  readonly message: string;
+}

@@ -1,0 +1,22 @@
+// npm run build: compile every app and lib with tsc, rewrite @tally/* imports to relative paths,
+// and copy the non-TypeScript assets (Lua scripts, protos) beside the compiled code.
+import { execFileSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+execFileSync(bin('tsc-alias'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+
+const assets = /\.(lua|proto|yaml)$/;
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) copyAssets(path);
+    else if (assets.test(entry)) cpSync(path, join(root, 'dist', relative(root, path)));
+  }
+}
+for (const top of ['apps', 'libs']) copyAssets(join(root, top));
+console.log('build: dist/ ready');
