@@ -18,7 +18,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@tally/*/*'], message: 'Import a lib only through its index: @tally/<lib>.' }] },
+        {
+          patterns: [
+            { group: ['@tally/*/*'], message: 'Import a lib only through its index: @tally/<lib>.' },
+          ],
+        },
       ],
     },
   },

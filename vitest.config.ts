@@ -3,8 +3,21 @@ import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 // SWC instead of esbuild: Nest's DI needs decorator metadata, which esbuild does not emit.
-const libs = ['config', 'policy', 'engine', 'events', 'ledger', 'projections', 'observability', 'client', 'testing'];
-const alias = Object.fromEntries(libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]));
+const libs = [
+  'config',
+  'policy',
+  'engine',
+  'events',
+  'ledger',
+  'projections',
+  'observability',
+  'client',
+  'testing',
+  'http',
+];
+const alias = Object.fromEntries(
+  libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]),
+);
 const plugins = [swc.vite({ module: { type: 'es6' } })];
 
 export default defineConfig({

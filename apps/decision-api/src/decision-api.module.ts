@@ -1,0 +1,58 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule, type TallyConfig } from '@tally/config';
+import { EngineModule, EngineService } from '@tally/engine';
+import { HttpModule } from '@tally/http';
+import { HealthRegistry, ObservabilityModule } from '@tally/observability';
+import { PolicyModule, PolicyStore } from '@tally/policy';
+import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
+import { DecisionsController } from './decisions.controller';
+import { PoliciesController } from './policies.controller';
+
+/** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
+@Module({})
+export class DecisionApiModule {
+  static forRoot(config: TallyConfig): DynamicModule {
+    return {
+      module: DecisionApiModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ObservabilityModule.forRoot({ app: 'decision-api' }),
+        HttpModule.forRoot({
+          auth: config.auth,
+          callerTokens: config.apiTokens ?? [],
+          adminToken: config.adminToken,
+          maxInflight: config.maxInflight,
+        }),
+        PolicyModule.forRoot({ path: config.policiesPath, watch: true }),
+        EngineModule.forRoot({
+          options: {
+            redis: config.redis,
+            shards: config.shards,
+            backendTimeoutMs: config.backendTimeoutMs,
+            idempotencyTtlMs: config.idempotencyTtlMs,
+            tokenSecret: config.tokenSecret,
+          },
+          policySource: PolicyStore,
+          observer: DecisionMetrics,
+          imports: [DecisionMetricsModule],
+        }),
+      ],
+      controllers: [DecisionsController, PoliciesController],
+      providers: [
+        {
+          provide: 'READINESS',
+          inject: [HealthRegistry, EngineService, PolicyStore],
+          useFactory: (health: HealthRegistry, engine: EngineService, store: PolicyStore) => {
+            health.register('redis', () => {
+              const h = engine.health();
+              const status = h.status === 'healthy' ? 'up' : h.status === 'degraded' ? 'degraded' : 'down';
+              return { status, detail: `breaker ${h.breaker}, connection ${h.connection}` };
+            });
+            health.register('policies', () => ({ status: 'up', detail: `version ${store.current.version}` }));
+            return true;
+          },
+        },
+      ],
+    };
+  }
+}

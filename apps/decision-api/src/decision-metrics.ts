@@ -1,0 +1,114 @@
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { type BackendFailure, type BreakerState, type Decision, type DecisionObserver } from '@tally/engine';
+import { METRICS_REGISTRY } from '@tally/observability';
+import { PolicyStore, type ReloadResult } from '@tally/policy';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+
+/**
+ * Prometheus series of the hot path. Labels are policy names and fixed vocabularies only — never a
+ * selector value — so cardinality is bounded by the policy file.
+ */
+@Injectable()
+export class DecisionMetrics implements DecisionObserver, OnModuleInit {
+  private readonly decisions: Counter<'policy' | 'outcome' | 'reason'>;
+  private readonly latency: Histogram;
+  private readonly backendErrors: Counter<'reason'>;
+  private readonly breaker: Gauge;
+  private readonly reloads: Counter<'outcome' | 'trigger'>;
+  private readonly policyVersion: Gauge<'version'>;
+
+  constructor(
+    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly store: PolicyStore,
+  ) {
+    const registers = [registry];
+    this.decisions = new Counter({
+      name: 'tally_decisions_total',
+      help: 'Decisions by policy (or "unmatched"), outcome (allowed|denied|would_deny|degraded|replayed|refused) and reason',
+      labelNames: ['policy', 'outcome', 'reason'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'tally_decision_duration_seconds',
+      help: 'Time to answer one decision (or one batch), validation and Redis step included',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    this.backendErrors = new Counter({
+      name: 'tally_backend_errors_total',
+      help: 'Failed Redis steps by cause',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.breaker = new Gauge({
+      name: 'tally_breaker_state',
+      help: 'Circuit breaker in front of Redis: 0 closed, 1 half-open, 2 open',
+      registers,
+    });
+    this.breaker.set(BREAKER_VALUE.closed);
+    this.reloads = new Counter({
+      name: 'tally_policy_reloads_total',
+      help: 'Policy reloads by outcome (applied|unchanged|rejected) and trigger (file|request)',
+      labelNames: ['outcome', 'trigger'],
+      registers,
+    });
+    this.policyVersion = new Gauge({
+      name: 'tally_policy_set_info',
+      help: 'The policy set in force (value 1, version label)',
+      labelNames: ['version'],
+      registers,
+    });
+  }
+
+  onModuleInit(): void {
+    this.policyVersion.set({ version: this.store.current.version }, 1);
+    this.store.onReload((result, trigger) => this.onReload(result, trigger));
+  }
+
+  onDecision(decision: Decision, latencyMs: number): void {
+    this.latency.observe(latencyMs / 1000);
+    const outcome = outcomeOf(decision);
+    const reason = decision.reason ?? decision.degraded_cause ?? '';
+    if (decision.policies.length === 0) {
+      this.decisions.inc({ policy: 'unmatched', outcome, reason });
+      return;
+    }
+    for (const policy of decision.policies) {
+      const own = policy.would_deny ? 'would_deny' : outcome;
+      this.decisions.inc({ policy: policy.name, outcome: own, reason });
+    }
+  }
+
+  onBackendError(reason: BackendFailure): void {
+    this.backendErrors.inc({ reason });
+  }
+
+  onBreaker(state: BreakerState): void {
+    this.breaker.set(BREAKER_VALUE[state]);
+  }
+
+  private onReload(result: ReloadResult, trigger: 'file' | 'request'): void {
+    if (!result.ok) {
+      this.reloads.inc({ outcome: 'rejected', trigger });
+      return;
+    }
+    this.reloads.inc({ outcome: result.changed ? 'applied' : 'unchanged', trigger });
+    if (result.changed) {
+      this.policyVersion.reset();
+      this.policyVersion.set({ version: result.version }, 1);
+    }
+  }
+}
+
+function outcomeOf(decision: Decision): string {
+  if (decision.replayed) return 'replayed';
+  if (decision.degraded) return 'degraded';
+  if (decision.allowed) return 'allowed';
+  return decision.status === 429 ? 'denied' : 'refused';
+}
+
+/** Its own module: the engine imports the observer, so the observer must not need the engine. */
+@Module({ providers: [DecisionMetrics], exports: [DecisionMetrics] })
+export class DecisionMetricsModule {}

@@ -1,0 +1,65 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { DecisionService } from '@tally/engine';
+import { ApiError, RequireAccess } from '@tally/http';
+import { formatDuration, PolicyStore } from '@tally/policy';
+
+/** Control endpoints: what is in force, live counters, reload. Admin token only. */
+@Controller('v1')
+@RequireAccess('admin')
+export class PoliciesController {
+  constructor(
+    private readonly store: PolicyStore,
+    private readonly decisions: DecisionService,
+  ) {}
+
+  @Get('policies')
+  list(): unknown {
+    const set = this.store.current;
+    return {
+      version: set.version,
+      loaded_at: new Date(set.loadedAt).toISOString(),
+      policies: set.policies.map((p) => ({
+        name: p.name,
+        match: p.match,
+        unless: p.unless,
+        key: p.key,
+        group: p.group ?? null,
+        mode: p.mode,
+        enabled: p.enabled,
+        max_cost: p.maxCost,
+        on_backend_failure: p.onBackendFailure,
+        windows: p.windows.map((w) => ({
+          name: w.name,
+          role: w.role,
+          algorithm: w.algorithm,
+          limit: w.limit,
+          period: w.algorithm === 'calendar_month' ? '1mo' : formatDuration(w.periodMs),
+        })),
+      })),
+    };
+  }
+
+  /** Counters of one policy for the selectors given as query parameters (`?tenant=acme&principal=p1`). */
+  @Get('policies/:name/state')
+  async state(@Param('name') name: string, @Query() selectors: Record<string, unknown>): Promise<unknown> {
+    const result = await this.decisions.state(name, selectors);
+    if (!result.ok) throw new ApiError(result.status, result.code, result.message);
+    return result.state;
+  }
+
+  /** Re-reads the policy file; an invalid file is refused with every error and the running set stays. */
+  @Post('policies::reload')
+  @HttpCode(200)
+  async reload(): Promise<unknown> {
+    const result = await this.store.reload('request');
+    if (!result.ok) {
+      throw new ApiError(
+        422,
+        'policy.invalid',
+        `the policy file is invalid; version ${this.store.current.version} stays in force`,
+        result.errors,
+      );
+    }
+    return { version: result.version, changed: result.changed };
+  }
+}

@@ -1,0 +1,43 @@
+import { type DynamicModule, type LoggerService } from '@nestjs/common';
+import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
+import { createLogger, stopOnSignals } from '@tally/observability';
+import { createHttpApp } from './create-http-app';
+
+export interface HttpAppSpec {
+  /** App name: log context and the `app` label of every metric. */
+  readonly name: string;
+  readonly port: (config: TallyConfig) => number;
+  readonly module: (config: TallyConfig) => DynamicModule;
+  /** Runs after the HTTP server listens (e.g. the gRPC server of decision-api). */
+  readonly afterListen?: (
+    app: Awaited<ReturnType<typeof createHttpApp>>,
+    config: TallyConfig,
+    logger: LoggerService,
+  ) => Promise<void>;
+}
+
+/**
+ * What every app's main.ts does: validate the whole configuration before anything starts (all
+ * problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
+ */
+export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
+  let config: TallyConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${spec.name}: ${error.message}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger(spec.name, config.logLevel);
+  const app = await createHttpApp(spec.module(config), {
+    logger,
+    bodyLimit: config.bodyLimitBytes,
+    maxInflight: config.maxInflight,
+  });
+  stopOnSignals(app, logger);
+  const port = spec.port(config);
+  await app.listen({ port, host: config.host });
+  logger.log(`${spec.name} listening on http://${config.host}:${port}`);
+  if (spec.afterListen) await spec.afterListen(app, config, logger);
+}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+
+/** What one dependency says about itself. `degraded` = serving, but with reduced guarantees. */
+export type ComponentStatus = 'up' | 'degraded' | 'down';
+export type OverallStatus = 'healthy' | 'degraded' | 'unavailable';
+
+export interface ComponentHealth {
+  readonly status: ComponentStatus;
+  readonly detail?: string;
+}
+
+export type HealthCheck = () => Promise<ComponentHealth> | ComponentHealth;
+
+export interface ReadinessReport {
+  readonly status: OverallStatus;
+  readonly components: Record<string, ComponentHealth>;
+}
+
+/**
+ * Readiness is the sum of the components an app depends on (Redis, Kafka, the policy set …).
+ * Each app registers its own checks at boot; a check that throws or hangs counts as `down`,
+ * so a wedged dependency can never make /readyz itself hang.
+ */
+@Injectable()
+export class HealthRegistry {
+  private readonly checks = new Map<string, HealthCheck>();
+
+  register(name: string, check: HealthCheck): void {
+    this.checks.set(name, check);
+  }
+
+  async report(timeoutMs = 1000): Promise<ReadinessReport> {
+    const entries = await Promise.all(
+      [...this.checks].map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
+    );
+    const components = Object.fromEntries(entries);
+    return { status: overall(entries.map(([, h]) => h.status)), components };
+  }
+}
+
+/** Any component down makes the app unavailable; any degraded makes it degraded. */
+export function overall(statuses: readonly ComponentStatus[]): OverallStatus {
+  if (statuses.includes('down')) return 'unavailable';
+  if (statuses.includes('degraded')) return 'degraded';
+  return 'healthy';
+}
+
+async function runCheck(check: HealthCheck, timeoutMs: number): Promise<ComponentHealth> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<ComponentHealth>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ status: 'down', detail: `no answer within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(check), deadline]);
+  } catch (error) {
+    return { status: 'down', detail: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,35 @@
+export {
+  ALGORITHMS,
+  SELECTOR_DIMS,
+  WINDOW_ROLES,
+  type Algorithm,
+  type FailMode,
+  type MatchSpec,
+  type Policy,
+  type PolicyError,
+  type PolicyMode,
+  type PolicySet,
+  type SelectorDim,
+  type WindowRole,
+  type WindowSpec,
+} from './policy.types';
+export { compilePolicyFile, type CompileResult } from './policy.compiler';
+export {
+  normalizeAttributes,
+  normalizeSelectors,
+  type NormalizedAttributes,
+  type NormalizedSelectors,
+  type SelectorFailure,
+} from './selectors';
+export { keyOf, selectPolicies } from './matcher';
+export { formatDuration, parseDuration } from './duration';
+export { PolicyModule } from './policy.module';
+export {
+  PolicyLoadError,
+  PolicyStore,
+  type ReloadListener,
+  type ReloadResult,
+  type ReloadTrigger,
+} from './policy.store';
+export { POLICY_MODULE_OPTIONS } from './policy.constants';
+export type { PolicyModuleOptions } from './policy.options';

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { keyOf, selectPolicies } from './matcher';
+import type { MatchSpec, Policy, PolicySet } from './policy.types';
+
+function policy(name: string, fields: Partial<Omit<Policy, 'name'>> = {}): Policy {
+  return {
+    name,
+    match: {},
+    unless: {},
+    key: ['tenant'],
+    windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 10, periodMs: 60_000 }],
+    maxCost: 10,
+    onBackendFailure: 'fail_closed',
+    mode: 'enforce',
+    enabled: true,
+    ...fields,
+  };
+}
+const setOf = (...policies: Policy[]): PolicySet => ({ version: 'v', policies, loadedAt: 0 });
+const names = (policies: Policy[]) => policies.map((p) => p.name);
+const match = (spec: Record<string, string[]>): MatchSpec => spec;
+
+describe(selectPolicies.name, () => {
+  const request = {
+    selectors: { tenant: 'acme', principal: 'svc-42', route: 'evaluate' },
+    attributes: { plan: 'premium' },
+  };
+
+  it.each<[string, Policy, boolean]>([
+    ['an empty match selects everything', policy('p'), true],
+    ['a selector value in the list', policy('p', { match: match({ route: ['batch', 'evaluate'] }) }), true],
+    ['a selector value not in the list', policy('p', { match: match({ route: ['batch'] }) }), false],
+    ['an attribute value in the list', policy('p', { match: match({ plan: ['premium'] }) }), true],
+    [
+      'every entry matches (AND)',
+      policy('p', { match: match({ route: ['evaluate'], plan: ['premium'] }) }),
+      true,
+    ],
+    ['one entry of two fails', policy('p', { match: match({ route: ['evaluate'], plan: ['free'] }) }), false],
+    ['a name the request lacks', policy('p', { match: match({ client: ['cli'] }) }), false],
+    [
+      'unless: every entry matches → exempt',
+      policy('p', { unless: match({ plan: ['premium'], route: ['evaluate'] }) }),
+      false,
+    ],
+    [
+      'unless: one entry of two fails → applies',
+      policy('p', { unless: match({ plan: ['premium'], route: ['x'] }) }),
+      true,
+    ],
+    [
+      'unless: a name the request lacks → applies',
+      policy('p', { unless: match({ principal_class: ['self'] }) }),
+      true,
+    ],
+    ['disabled', policy('p', { enabled: false }), false],
+    ['shadow applies like enforce', policy('p', { mode: 'shadow' }), true],
+  ])('%s', (_case, p, applies) => {
+    const sut = selectPolicies(setOf(p), request.selectors, request.attributes);
+
+    expect(names(sut)).toEqual(applies ? ['p'] : []);
+  });
+
+  it('applies every matching policy, in file order', () => {
+    const set = setOf(
+      policy('a'),
+      policy('b', { match: match({ route: ['other'] }) }),
+      policy('c'),
+      policy('d'),
+    );
+
+    expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual(['a', 'c', 'd']);
+  });
+
+  describe('groups', () => {
+    const premium = match({ plan: ['premium'] });
+
+    it('lets the first matching policy of a group claim the request', () => {
+      const set = setOf(
+        policy('premium', { group: 'tier', match: premium }),
+        policy('default', { group: 'tier' }),
+      );
+
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual(['premium']);
+      expect(names(selectPolicies(set, request.selectors, { plan: 'free' }))).toEqual(['default']);
+    });
+
+    it('falls through a disabled policy to the next one, so traffic stays counted', () => {
+      // given the claiming policy switched off
+      const set = setOf(
+        policy('premium', { group: 'tier', match: premium, enabled: false }),
+        policy('default', { group: 'tier' }),
+      );
+
+      // when a premium request arrives, then the default still counts it
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual(['default']);
+    });
+
+    it('falls through a policy whose unless exempts the request', () => {
+      const set = setOf(
+        policy('premium', { group: 'tier', match: premium, unless: match({ route: ['evaluate'] }) }),
+        policy('default', { group: 'tier' }),
+      );
+
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual(['default']);
+    });
+
+    it('never lets a shadow policy claim: the enforced one behind it keeps applying', () => {
+      // given a stricter rule trialled in shadow ahead of the enforced one
+      const set = setOf(
+        policy('premium-v2', { group: 'tier', match: premium, mode: 'shadow' }),
+        policy('premium', { group: 'tier', match: premium }),
+        policy('default', { group: 'tier' }),
+      );
+
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual([
+        'premium-v2',
+        'premium',
+      ]);
+    });
+
+    it('does not evaluate a shadow policy behind a claiming one', () => {
+      const set = setOf(
+        policy('premium', { group: 'tier' }),
+        policy('trial', { group: 'tier', mode: 'shadow' }),
+      );
+
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual(['premium']);
+    });
+
+    it('keeps groups independent of each other and of ungrouped policies', () => {
+      const set = setOf(
+        policy('t1', { group: 'tier' }),
+        policy('global'),
+        policy('t2', { group: 'tier' }),
+        policy('r1', { group: 'route' }),
+        policy('r2', { group: 'route' }),
+      );
+
+      expect(names(selectPolicies(set, request.selectors, request.attributes))).toEqual([
+        't1',
+        'global',
+        'r1',
+      ]);
+    });
+
+    it('applies nothing from a group where nothing matches', () => {
+      const set = setOf(
+        policy('a', { group: 'g', match: match({ plan: ['x'] }) }),
+        policy('b', { group: 'g', enabled: false }),
+      );
+
+      expect(selectPolicies(set, request.selectors, request.attributes)).toEqual([]);
+    });
+  });
+});
+
+describe(keyOf.name, () => {
+  it('joins the key dims in the policy order', () => {
+    const sut = keyOf(policy('p', { key: ['principal', 'tenant'] }), { tenant: 'acme', principal: 'svc-42' });
+
+    expect(sut).toEqual({ ok: true, value: 'svc-42:acme' });
+  });
+
+  it('percent-encodes %, :, { and } so the join is unambiguous and cannot open a hash tag', () => {
+    const p = policy('p', { key: ['tenant', 'principal'] });
+
+    expect(keyOf(p, { tenant: 'a:b', principal: 'c' })).toEqual({ ok: true, value: 'a%3Ab:c' });
+    expect(keyOf(p, { tenant: 'a', principal: 'b:c' })).toEqual({ ok: true, value: 'a:b%3Ac' });
+    expect(keyOf(p, { tenant: '100%', principal: '{s1}' })).toEqual({ ok: true, value: '100%25:%7Bs1%7D' });
+    expect(keyOf(p, { tenant: '%3A', principal: 'x' })).toEqual({ ok: true, value: '%253A:x' });
+  });
+
+  it('reports the first missing dim', () => {
+    const sut = keyOf(policy('p', { key: ['tenant', 'client', 'route'] }), { tenant: 'acme' });
+
+    expect(sut).toEqual({ ok: false, missing: 'client' });
+  });
+
+  it('gives one shared key for an empty key list', () => {
+    expect(keyOf(policy('p', { key: [] }), { tenant: 'acme' })).toEqual({ ok: true, value: '' });
+  });
+
+  it('uses the token selector as normalized (already hashed)', () => {
+    expect(keyOf(policy('p', { key: ['token'] }), { token: 't_abc' })).toEqual({ ok: true, value: 't_abc' });
+  });
+});

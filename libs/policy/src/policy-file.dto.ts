@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsOptional, ValidateNested } from 'class-validator';
+import { ALGORITHMS, WINDOW_ROLES } from './policy.types';
+import {
+  IsBool,
+  IsKeyDims,
+  IsList,
+  IsMapping,
+  IsName,
+  IsOneOf,
+  IsPeriod,
+  IsPositiveInteger,
+} from './policy-file.rules';
+
+/**
+ * The policy file exactly as written (DESIGN §2): snake_case like the YAML, so that validation paths
+ * name the fields the operator typed. Compiled into `policy.types.ts` shapes once valid.
+ */
+
+export const FAIL_MODES = ['fail_open', 'fail_closed'] as const;
+export const POLICY_MODES = ['enforce', 'shadow'] as const;
+
+const NESTED = 'each entry must be a mapping';
+
+export class WindowDto {
+  @IsName() name!: unknown;
+  @IsOneOf(WINDOW_ROLES) role!: unknown;
+  @IsOneOf(ALGORITHMS) algorithm!: unknown;
+  @IsPositiveInteger() limit!: unknown;
+  @IsPeriod() period?: unknown;
+}
+
+export class PolicyDto {
+  @IsName() name!: unknown;
+  @IsOptional() @IsMapping() match?: unknown;
+  @IsOptional() @IsMapping() unless?: unknown;
+  @IsKeyDims() key!: unknown;
+
+  @IsList('windows', { nonEmpty: true })
+  @ValidateNested({ each: true, message: NESTED })
+  @Type(() => WindowDto)
+  windows!: unknown;
+
+  @IsOptional() @IsPositiveInteger() max_cost?: unknown;
+  @IsOptional() @IsOneOf(FAIL_MODES) on_backend_failure?: unknown;
+  @IsOptional() @IsOneOf(POLICY_MODES) mode?: unknown;
+  @IsOptional() @IsBool() enabled?: unknown;
+  @IsOptional() @IsName() group?: unknown;
+}
+
+export class PolicyFileDto {
+  @IsList('policies', { nonEmpty: false })
+  @ValidateNested({ each: true, message: NESTED })
+  @Type(() => PolicyDto)
+  policies!: unknown;
+}

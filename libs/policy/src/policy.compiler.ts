@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { parseDocument } from 'yaml';
+import { MAX_PERIOD_MS, parseDuration } from './duration';
+import { PolicyFileDto, type PolicyDto, type WindowDto } from './policy-file.dto';
+import { checkPolicies } from './policy-file.checks';
+import { isMapping } from './policy-file.rules';
+import type {
+  Algorithm,
+  FailMode,
+  MatchSpec,
+  Policy,
+  PolicyError,
+  PolicyMode,
+  PolicySet,
+  SelectorDim,
+  WindowRole,
+  WindowSpec,
+} from './policy.types';
+
+export type CompileResult = { ok: true; set: PolicySet } | { ok: false; errors: PolicyError[] };
+
+/**
+ * YAML text → a validated, frozen PolicySet, or every problem found (never just the first): an
+ * operator fixing a file should see all of it in one `tally policy check`.
+ * `clock` stamps `loadedAt`; the version is the content hash, so one text always has one version.
+ */
+export function compilePolicyFile(text: string, clock: () => number = Date.now): CompileResult {
+  const parsed = parseYaml(text);
+  if (!parsed.ok) return parsed;
+  if (!isMapping(parsed.value)) {
+    return fail([{ path: '(root)', message: 'must be a mapping with a "policies" list' }]);
+  }
+  const dto = plainToInstance(PolicyFileDto, parsed.value);
+  const errors = [
+    ...flatten(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true })),
+    ...checkPolicies(dto),
+  ];
+  if (errors.length > 0) return fail(sortByPolicy(errors));
+  const policies = (dto.policies as PolicyDto[]).map(compilePolicy);
+  return {
+    ok: true,
+    set: Object.freeze({ version: versionOf(text), policies: Object.freeze(policies), loadedAt: clock() }),
+  };
+}
+
+/** First 12 hex characters of the SHA-256 of the file text. */
+export function versionOf(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 12);
+}
+
+function fail(errors: PolicyError[]): CompileResult {
+  return { ok: false, errors };
+}
+
+function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; errors: PolicyError[] } {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => ({
+        path: e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
+        // prettyErrors appends the position and a source excerpt; the path already says where.
+        message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
+  }
+  if (doc.contents === null) return { ok: false, errors: [{ path: '(root)', message: 'the file is empty' }] };
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 1000 }) };
+  } catch (e) {
+    return { ok: false, errors: [{ path: '(yaml)', message: `YAML: ${(e as Error).message}` }] };
+  }
+}
+
+function flatten(errors: ValidationError[], parent = '', parentIsList = false): PolicyError[] {
+  return errors.flatMap((e) => {
+    const path = parentIsList ? `${parent}[${e.property}]` : parent ? `${parent}.${e.property}` : e.property;
+    const own = Object.entries(e.constraints ?? {}).map(([name, message]) => ({
+      path,
+      message: name === 'whitelistValidation' ? 'unknown field' : message,
+    }));
+    return [...own, ...flatten(e.children ?? [], path, Array.isArray(e.value))];
+  });
+}
+
+/** Keep each policy's errors together, in file order; within a policy, in the order found. */
+function sortByPolicy(errors: PolicyError[]): PolicyError[] {
+  const index = (e: PolicyError) => Number(/^policies\[(\d+)\]/.exec(e.path)?.[1] ?? -1);
+  return errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => index(a.e) - index(b.e) || a.i - b.i)
+    .map(({ e }) => e);
+}
+
+function compileMatch(raw: unknown): MatchSpec {
+  const entries = Object.entries((raw ?? {}) as Record<string, string | string[]>);
+  return Object.freeze(
+    Object.fromEntries(
+      entries.map(([name, v]) => [name, Object.freeze(typeof v === 'string' ? [v] : [...v])]),
+    ),
+  );
+}
+
+function compileWindow(w: WindowDto): WindowSpec {
+  const algorithm = w.algorithm as Algorithm;
+  return Object.freeze({
+    name: w.name as string,
+    role: w.role as WindowRole,
+    algorithm,
+    limit: w.limit as number,
+    periodMs: algorithm === 'calendar_month' ? MAX_PERIOD_MS : (parseDuration(w.period as string) as number),
+  });
+}
+
+function compilePolicy(p: PolicyDto): Policy {
+  const windows = (p.windows as WindowDto[]).map(compileWindow);
+  const policy: Policy = {
+    name: p.name as string,
+    match: compileMatch(p.match),
+    unless: compileMatch(p.unless),
+    key: Object.freeze([...(p.key as SelectorDim[])]),
+    windows: Object.freeze(windows),
+    // A cost above the smallest limit could never pass, so that limit is the natural maximum.
+    maxCost: (p.max_cost as number | undefined) ?? Math.min(...windows.map((w) => w.limit)),
+    onBackendFailure: (p.on_backend_failure as FailMode | undefined) ?? 'fail_closed',
+    mode: (p.mode as PolicyMode | undefined) ?? 'enforce',
+    enabled: (p.enabled as boolean | undefined) ?? true,
+    ...(p.group === undefined ? {} : { group: p.group as string }),
+  };
+  return Object.freeze(policy);
+}

@@ -1,0 +1,107 @@
+/**
+ * Integration suites run against a real Redis and a real Kafka broker, never mocks. Where they come from:
+ * 1. REDIS_URL / KAFKA_BROKERS when given (CI with its own services, a developer's stack);
+ * 2. else, on a Docker host, containers started with testcontainers (imported dynamically, so hosts
+ *    without an engine never load it; install it with `npm i -D testcontainers` on such hosts);
+ * 3. else the project's no-Docker local stack (docker/local/stack.sh): redis-server + a KRaft broker.
+ * Whatever this setup starts, its teardown stops; what was already running is left alone.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisUrl: string;
+    kafkaBrokers: string;
+  }
+}
+
+const root = resolve(__dirname, '..');
+
+function answers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host, port });
+    const finish = (ok: boolean): void => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+function dockerEngineAnswers(): boolean {
+  const probe = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], {
+    timeout: 5000,
+    encoding: 'utf8',
+  });
+  return probe.status === 0 && probe.stdout.trim().length > 0;
+}
+
+async function fromContainers(): Promise<{
+  redisUrl: string;
+  kafkaBrokers: string;
+  stop: () => Promise<void>;
+} | null> {
+  // A string specifier keeps tsc and the bundler from requiring the package on hosts without it.
+  const moduleName = 'testcontainers';
+  let tc: {
+    GenericContainer: new (image: string) => {
+      withExposedPorts(...p: number[]): unknown;
+    };
+  };
+  try {
+    tc = (await import(moduleName)) as typeof tc;
+  } catch {
+    return null;
+  }
+  type Started = { getHost(): string; getMappedPort(p: number): number; stop(): Promise<unknown> };
+  type Builder = {
+    withExposedPorts(...p: number[]): Builder;
+    withEnvironment(e: Record<string, string>): Builder;
+    start(): Promise<Started>;
+  };
+  const redis = await (new tc.GenericContainer('redis:7') as unknown as Builder)
+    .withExposedPorts(6379)
+    .start();
+  // Kafka advertises a fixed host port, so the container maps 9092 to the same port on the host.
+  const kafka = await (new tc.GenericContainer('apache/kafka:3.9.1') as unknown as Builder)
+    .withExposedPorts(9092)
+    .start();
+  return {
+    redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+    kafkaBrokers: `${kafka.getHost()}:${kafka.getMappedPort(9092)}`,
+    stop: async () => {
+      await Promise.all([redis.stop(), kafka.stop()]);
+    },
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const given = { redisUrl: process.env.REDIS_URL, kafkaBrokers: process.env.KAFKA_BROKERS };
+  if (given.redisUrl && given.kafkaBrokers) {
+    project.provide('redisUrl', given.redisUrl);
+    project.provide('kafkaBrokers', given.kafkaBrokers);
+    return () => Promise.resolve();
+  }
+  if (dockerEngineAnswers()) {
+    const containers = await fromContainers();
+    if (containers) {
+      project.provide('redisUrl', containers.redisUrl);
+      project.provide('kafkaBrokers', containers.kafkaBrokers);
+      return containers.stop;
+    }
+  }
+  project.provide('redisUrl', 'redis://127.0.0.1:6379');
+  project.provide('kafkaBrokers', '127.0.0.1:9092');
+  const running = (await answers('127.0.0.1', 6379)) && (await answers('127.0.0.1', 9092));
+  if (running) return () => Promise.resolve();
+  execFileSync('bash', ['docker/local/stack.sh', 'up'], { cwd: root, stdio: 'inherit' });
+  return () => {
+    execFileSync('bash', ['docker/local/stack.sh', 'down'], { cwd: root, stdio: 'inherit' });
+    return Promise.resolve();
+  };
+}
