@@ -43,7 +43,8 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           // One real Redis and one real broker are shared: files run one after another.
-          fileParallelism: false,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

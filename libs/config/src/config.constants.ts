@@ -1,0 +1,2 @@
+/** DI token of the validated, frozen {@link TallyConfig} instance. */
+export const TALLY_CONFIG = Symbol('TALLY_CONFIG');

@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config.error';
+import { loadConfig } from './load-config';
+import { TallyConfig } from './tally.config';
+
+const SECRETS = {
+  TALLY_API_TOKENS: 'caller-token-0000001,caller-token-0000002',
+  TALLY_ADMIN_TOKEN: 'admin-token-00000001',
+  TALLY_TOKEN_SECRET: 'hmac-secret-00000001',
+};
+
+function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe(loadConfig.name, () => {
+  it('applies every default when only the secrets are given', () => {
+    const sut = loadConfig({ ...SECRETS, PATH: '/usr/bin' });
+
+    expect(sut).toBeInstanceOf(TallyConfig);
+    expect({ ...sut }).toEqual({
+      redisUrl: 'redis://127.0.0.1:6379',
+      redis: { mode: 'single', url: 'redis://127.0.0.1:6379' },
+      kafkaBrokers: ['127.0.0.1:9092'],
+      policiesPath: 'config/policies.yaml',
+      host: '127.0.0.1',
+      httpPort: 8080,
+      grpcPort: 8081,
+      projectorPort: 8082,
+      relayPort: 8083,
+      auth: 'bearer',
+      apiTokens: ['caller-token-0000001', 'caller-token-0000002'],
+      adminToken: 'admin-token-00000001',
+      tokenSecret: 'hmac-secret-00000001',
+      shards: 64,
+      backendTimeoutMs: 100,
+      idempotencyTtlMs: 86_400_000,
+      auditRetentionMs: 30 * 86_400_000,
+      topicPartitions: 12,
+      topicReplication: 1,
+      logLevel: 'info',
+      bodyLimitBytes: 1_048_576,
+      maxInflight: 2048,
+    });
+  });
+
+  it('reads given values, trimming them and treating blanks as unset', () => {
+    const sut = loadConfig({
+      ...SECRETS,
+      KAFKA_BROKERS: ' k1:9092 , k2:9093 ',
+      TALLY_HTTP_PORT: ' 9000 ',
+      TALLY_GRPC_PORT: '',
+      TALLY_IDEMPOTENCY_TTL: '90m',
+      TALLY_HOST: '0.0.0.0',
+    });
+
+    expect(sut.kafkaBrokers).toEqual(['k1:9092', 'k2:9093']);
+    expect(sut.httpPort).toBe(9000);
+    expect(sut.grpcPort).toBe(8081);
+    expect(sut.idempotencyTtlMs).toBe(90 * 60_000);
+    expect(sut.host).toBe('0.0.0.0');
+  });
+
+  it('leaves the variables of the project tooling alone', () => {
+    const sut = () => loadConfig({ ...SECRETS, TALLY_NODE_VERSION: '24.22.3' });
+
+    expect(sut).not.toThrow();
+  });
+
+  it('returns a frozen object', () => {
+    const sut = loadConfig(SECRETS);
+
+    expect(Object.isFrozen(sut)).toBe(true);
+    expect(Object.isFrozen(sut.apiTokens)).toBe(true);
+    expect(Object.isFrozen(sut.redis)).toBe(true);
+  });
+
+  it('needs no tokens when TALLY_AUTH=none, but still the HMAC secret', () => {
+    const sut = loadConfig({ TALLY_AUTH: 'none', TALLY_TOKEN_SECRET: SECRETS.TALLY_TOKEN_SECRET });
+
+    expect(sut.auth).toBe('none');
+    expect(sut.apiTokens).toBeUndefined();
+  });
+
+  it.each([
+    ['redis://10.0.0.5:6380/2', { mode: 'single', url: 'redis://10.0.0.5:6380/2' }],
+    ['rediss://user:pw@cache.internal:6380', { mode: 'single', url: 'rediss://user:pw@cache.internal:6380' }],
+    [
+      'redis+cluster://r1:7000,r2:7001',
+      {
+        mode: 'cluster',
+        tls: false,
+        nodes: [
+          { host: 'r1', port: 7000 },
+          { host: 'r2', port: 7001 },
+        ],
+      },
+    ],
+    [
+      'rediss+cluster://app:s%40cret@r1:7000,r2',
+      {
+        mode: 'cluster',
+        tls: true,
+        username: 'app',
+        password: 's@cret',
+        nodes: [
+          { host: 'r1', port: 7000 },
+          { host: 'r2', port: 6379 },
+        ],
+      },
+    ],
+    [
+      '10.0.0.1:7000, 10.0.0.2:7000,[::1]:7002',
+      {
+        mode: 'cluster',
+        tls: false,
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '10.0.0.2', port: 7000 },
+          { host: '[::1]', port: 7002 },
+        ],
+      },
+    ],
+  ])('parses REDIS_URL %s', (url, expected) => {
+    const sut = loadConfig({ ...SECRETS, REDIS_URL: url });
+
+    expect(sut.redis).toEqual(expected);
+  });
+
+  // The table of bad environments: each row is an environment and the exact lines it must produce.
+  const BAD_ENVIRONMENTS: { case: string; env: NodeJS.ProcessEnv; errors: string[] }[] = [
+    {
+      case: 'nothing at all',
+      env: {},
+      errors: [
+        'TALLY_API_TOKENS: required unless TALLY_AUTH=none (comma-separated, each at least 16 characters)',
+        'TALLY_ADMIN_TOKEN: required unless TALLY_AUTH=none (at least 16 characters)',
+        'TALLY_TOKEN_SECRET: required (at least 16 characters)',
+      ],
+    },
+    {
+      case: 'a port that is not a number',
+      env: { ...SECRETS, TALLY_HTTP_PORT: 'abc' },
+      errors: ['TALLY_HTTP_PORT: must be an integer between 1 and 65535 (got "abc")'],
+    },
+    {
+      case: 'a port out of range',
+      env: { ...SECRETS, TALLY_PROJECTOR_PORT: '70000' },
+      errors: ['TALLY_PROJECTOR_PORT: must be an integer between 1 and 65535 (got "70000")'],
+    },
+    {
+      case: 'port zero and a fractional port',
+      env: { ...SECRETS, TALLY_RELAY_PORT: '0', TALLY_GRPC_PORT: '80.5' },
+      errors: [
+        'TALLY_GRPC_PORT: must be an integer between 1 and 65535 (got "80.5")',
+        'TALLY_RELAY_PORT: must be an integer between 1 and 65535 (got "0")',
+      ],
+    },
+    {
+      case: 'HTTP and gRPC on one port',
+      env: { ...SECRETS, TALLY_HTTP_PORT: '9000', TALLY_GRPC_PORT: '9000' },
+      errors: ['TALLY_GRPC_PORT: must differ from TALLY_HTTP_PORT, both serve in decision-api (got "9000")'],
+    },
+    {
+      case: 'a bad Redis URL',
+      env: { ...SECRETS, REDIS_URL: 'http://localhost:6379' },
+      errors: [
+        'REDIS_URL: must be redis://host:port, rediss://host:port, redis+cluster://h1:p1,h2:p2 or a list h1:p1,h2:p2 (got "http://localhost:6379")',
+      ],
+    },
+    {
+      case: 'a lone bare host:port (node or cluster?)',
+      env: { ...SECRETS, REDIS_URL: 'localhost:6379' },
+      errors: [
+        'REDIS_URL: must be redis://host:port, rediss://host:port, redis+cluster://h1:p1,h2:p2 or a list h1:p1,h2:p2 (got "localhost:6379")',
+      ],
+    },
+    {
+      case: 'a broker without a port',
+      env: { ...SECRETS, KAFKA_BROKERS: 'k1:9092,k2' },
+      errors: ['KAFKA_BROKERS: must be a comma-separated list of host:port (got "k1:9092,k2")'],
+    },
+    {
+      case: 'an unknown auth mode',
+      env: { ...SECRETS, TALLY_AUTH: 'basic' },
+      errors: ['TALLY_AUTH: must be one of bearer, none (got "basic")'],
+    },
+    {
+      case: 'short secrets, never echoed',
+      env: {
+        TALLY_API_TOKENS: 'caller-token-0000001,short',
+        TALLY_ADMIN_TOKEN: 'admin',
+        TALLY_TOKEN_SECRET: 'tiny',
+      },
+      errors: [
+        'TALLY_API_TOKENS: every token must be at least 16 characters (got 2 tokens of 20, 5 characters)',
+        'TALLY_ADMIN_TOKEN: must be at least 16 characters (got 5 characters)',
+        'TALLY_TOKEN_SECRET: must be at least 16 characters (got 4 characters)',
+      ],
+    },
+    {
+      case: 'a token list of commas only',
+      env: { ...SECRETS, TALLY_API_TOKENS: ' , ,' },
+      errors: [
+        'TALLY_API_TOKENS: required unless TALLY_AUTH=none (comma-separated, each at least 16 characters) (got no tokens)',
+      ],
+    },
+    {
+      case: 'shards out of range',
+      env: { ...SECRETS, TALLY_SHARDS: '16385' },
+      errors: ['TALLY_SHARDS: must be an integer between 1 and 16384 (got "16385")'],
+    },
+    {
+      case: 'a negative timeout',
+      env: { ...SECRETS, TALLY_BACKEND_TIMEOUT_MS: '-5' },
+      errors: ['TALLY_BACKEND_TIMEOUT_MS: must be an integer between 1 and 60000 (got "-5")'],
+    },
+    {
+      case: 'durations without a unit or with an unknown unit',
+      env: { ...SECRETS, TALLY_IDEMPOTENCY_TTL: '3600', TALLY_AUDIT_RETENTION: '2w' },
+      errors: [
+        'TALLY_IDEMPOTENCY_TTL: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 365d (got "3600")',
+        'TALLY_AUDIT_RETENTION: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1m and 3650d (got "2w")',
+      ],
+    },
+    {
+      case: 'a duration too short',
+      env: { ...SECRETS, TALLY_IDEMPOTENCY_TTL: '10ms' },
+      errors: [
+        'TALLY_IDEMPOTENCY_TTL: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 365d (got "10ms")',
+      ],
+    },
+    {
+      case: 'topics and limits',
+      env: {
+        ...SECRETS,
+        TALLY_TOPIC_PARTITIONS: '0',
+        TALLY_TOPIC_REPLICATION: 'three',
+        TALLY_BODY_LIMIT_BYTES: '10',
+        TALLY_MAX_INFLIGHT: '1e6',
+      },
+      errors: [
+        'TALLY_TOPIC_PARTITIONS: must be an integer between 1 and 10000 (got "0")',
+        'TALLY_TOPIC_REPLICATION: must be an integer between 1 and 32 (got "three")',
+        'TALLY_BODY_LIMIT_BYTES: must be an integer between 1024 and 104857600 (got "10")',
+        'TALLY_MAX_INFLIGHT: must be an integer between 1 and 1000000 (got "1e6")',
+      ],
+    },
+    {
+      case: 'a bad log level and bind host',
+      env: { ...SECRETS, TALLY_LOG_LEVEL: 'verbose', TALLY_HOST: 'http://0.0.0.0' },
+      errors: [
+        'TALLY_HOST: must be an IP address or a host name (got "http://0.0.0.0")',
+        'TALLY_LOG_LEVEL: must be one of debug, info, warn, error (got "verbose")',
+      ],
+    },
+    {
+      case: 'typos and unknown TALLY_ settings',
+      env: { ...SECRETS, TALLY_SHARD: '8', TALLY_HTTP_PROT: '1', TALLY_COLOR: 'red' },
+      errors: [
+        'TALLY_COLOR: unknown setting',
+        'TALLY_HTTP_PROT: unknown setting (did you mean TALLY_HTTP_PORT?)',
+        'TALLY_SHARD: unknown setting (did you mean TALLY_SHARDS?)',
+      ],
+    },
+    {
+      case: 'many problems at once: in setting order, unknown names last',
+      env: {
+        TALLY_TYPO: 'x',
+        TALLY_SHARDS: 'lots',
+        REDIS_URL: 'redis:/nohost',
+        TALLY_AUTH: 'none',
+        TALLY_HTTP_PORT: '-1',
+      },
+      errors: [
+        'REDIS_URL: must be redis://host:port, rediss://host:port, redis+cluster://h1:p1,h2:p2 or a list h1:p1,h2:p2 (got "redis:/nohost")',
+        'TALLY_HTTP_PORT: must be an integer between 1 and 65535 (got "-1")',
+        'TALLY_TOKEN_SECRET: required (at least 16 characters)',
+        'TALLY_SHARDS: must be an integer between 1 and 16384 (got "lots")',
+        'TALLY_TYPO: unknown setting',
+      ],
+    },
+  ];
+
+  it.each(BAD_ENVIRONMENTS)('rejects $case', ({ env, errors }) => {
+    // when
+    const problems = problemsOf(env);
+
+    // then: exactly these lines, nothing more
+    expect(problems).toEqual(errors);
+  });
+
+  it('puts every problem in the error message, one per line', () => {
+    const sut = () => loadConfig({ TALLY_AUTH: 'none', TALLY_SHARDS: '0' });
+
+    expect(sut).toThrow(
+      new ConfigError([
+        'TALLY_TOKEN_SECRET: required (at least 16 characters)',
+        'TALLY_SHARDS: must be an integer between 1 and 16384 (got "0")',
+      ]),
+    );
+    expect(sut).toThrow(
+      'Invalid configuration (2 problems):\n' +
+        '  TALLY_TOKEN_SECRET: required (at least 16 characters)\n' +
+        '  TALLY_SHARDS: must be an integer between 1 and 16384 (got "0")',
+    );
+  });
+});

@@ -1,0 +1,109 @@
+import { validateSync, ValidationError } from 'class-validator';
+import { ConfigError } from './config.error';
+import { convert, EnvBinding, envBindings } from './env.decorator';
+import { parseRedisTarget } from './redis-target';
+import { TallyConfig } from './tally.config';
+
+/**
+ * Reads the environment once, validates every setting and returns a frozen {@link TallyConfig}.
+ * Blank variables count as unset (compose files often write `NAME=`). Throws {@link ConfigError}
+ * listing every problem, including `TALLY_*` names it does not know (typos would otherwise be ignored).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
+  const bindings = envBindings(TallyConfig);
+  const raw = new Map<string, string | undefined>();
+  const values: Record<string, unknown> = {};
+  for (const b of bindings) {
+    const given = env[b.variable]?.trim();
+    const value = given === undefined || given === '' ? b.default : given;
+    raw.set(b.variable, value);
+    values[b.property] = convert(b.kind, value);
+  }
+  const config = Object.assign(new TallyConfig(), values);
+
+  const problems = validateSync(config).map((e) => describeError(e, bindings, raw));
+  problems.sort((a, b) => a.order - b.order);
+  const lines = problems.map((p) => p.line);
+  if (config.httpPort === config.grpcPort && !lines.some((l) => /^TALLY_(HTTP|GRPC)_PORT:/.test(l))) {
+    lines.push(
+      `TALLY_GRPC_PORT: must differ from TALLY_HTTP_PORT, both serve in decision-api (got "${config.grpcPort}")`,
+    );
+  }
+  lines.push(...unknownVariables(env, bindings));
+  if (lines.length > 0) throw new ConfigError(lines);
+
+  const redis = parseRedisTarget(config.redisUrl);
+  return deepFreeze(Object.assign(config, { redis }));
+}
+
+function describeError(
+  error: ValidationError,
+  bindings: readonly EnvBinding[],
+  raw: ReadonlyMap<string, string | undefined>,
+): { order: number; line: string } {
+  const order = bindings.findIndex((b) => b.property === error.property);
+  const binding = bindings[order];
+  const constraints = error.constraints ?? {};
+  const value = raw.get(binding.variable);
+  if (value === undefined && constraints.isDefined !== undefined) {
+    return { order, line: `${binding.variable}: ${constraints.isDefined}` };
+  }
+  const messages = [
+    ...new Set(
+      Object.entries(constraints)
+        .filter(([k]) => k !== 'isDefined')
+        .map(([, m]) => m),
+    ),
+  ];
+  return { order, line: `${binding.variable}: ${messages.join('; ')} (got ${shown(binding, value)})` };
+}
+
+/** Secrets are described by their length, never echoed: error output ends up in logs. */
+function shown(binding: EnvBinding, value: string | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (!binding.secret) return JSON.stringify(value);
+  if (binding.kind !== 'list') return `${value.length} characters`;
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) return 'no tokens';
+  return `${items.length} token${items.length === 1 ? '' : 's'} of ${items.map((s) => s.length).join(', ')} characters`;
+}
+
+/** Read by the project's scripts, not the apps (scripts/node-env.sh picks the Node version). */
+const TOOLING_VARIABLES = ['TALLY_NODE_VERSION'];
+
+function unknownVariables(env: NodeJS.ProcessEnv, bindings: readonly EnvBinding[]): string[] {
+  const known = bindings.map((b) => b.variable).filter((v) => v.startsWith('TALLY_'));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('TALLY_') && !known.includes(name) && !TOOLING_VARIABLES.includes(name))
+    .sort()
+    .map((name) => {
+      const near = known.find((k) => editDistance(k, name) <= 2);
+      return `${name}: unknown setting${near ? ` (did you mean ${near}?)` : ''}`;
+    });
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object') deepFreeze(child as object);
+  }
+  return Object.freeze(value);
+}

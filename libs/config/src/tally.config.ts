@@ -1,0 +1,207 @@
+import {
+  ArrayNotEmpty,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsString,
+  Max,
+  MinLength,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidationOptions,
+} from 'class-validator';
+import { Env } from './env.decorator';
+import { parseHostPort } from './host-port';
+import { parseRedisTarget, RedisTarget } from './redis-target';
+
+export const AUTH_MODES = ['bearer', 'none'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const MIN_SECRET = 16;
+const DAY_MS = 86_400_000;
+
+/** Same message on every constraint of a range, so one bad value yields one line. */
+function IntIn(min: number, max: number, what = 'an integer'): PropertyDecorator {
+  const message = `must be ${what} between ${min} and ${max}`;
+  return (target, key) => {
+    IsInt({ message })(target, key);
+    Min(min, { message })(target, key);
+    Max(max, { message })(target, key);
+  };
+}
+
+function DurationIn(minMs: number, maxMs: number, range: string): PropertyDecorator {
+  const message = `must be a duration like 500ms, 30s, 15m, 24h or 30d, between ${range}`;
+  return (target, key) => {
+    IsInt({ message })(target, key);
+    Min(minMs, { message })(target, key);
+    Max(maxMs, { message })(target, key);
+  };
+}
+
+function IsRedisTarget(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isRedisTarget',
+      validator: { validate: (v) => typeof v === 'string' && parseRedisTarget(v) !== undefined },
+    },
+    options,
+  );
+}
+
+function IsHostPortList(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isHostPortList',
+      validator: {
+        validate: (v) =>
+          Array.isArray(v) &&
+          v.length > 0 &&
+          v.every((i) => typeof i === 'string' && parseHostPort(i) !== undefined),
+      },
+    },
+    options,
+  );
+}
+
+function IsBindHost(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isBindHost',
+      validator: { validate: (v) => typeof v === 'string' && parseHostPort(v, 1) !== undefined },
+    },
+    options,
+  );
+}
+
+const needsTokens = (c: TallyConfig): boolean => c.auth !== 'none';
+
+/**
+ * Every setting of Tally (DESIGN §7), typed. Built only by `loadConfig`, which reads the
+ * environment, validates everything at once and freezes the result; nothing else reads `process.env`.
+ */
+export class TallyConfig {
+  /** Redis: `redis://`, `rediss://`, `redis+cluster://h1:p1,h2:p2` or a `h1:p1,h2:p2` list. */
+  @Env('REDIS_URL', { kind: 'string', default: 'redis://127.0.0.1:6379' })
+  @IsRedisTarget({
+    message:
+      'must be redis://host:port, rediss://host:port, redis+cluster://h1:p1,h2:p2 or a list h1:p1,h2:p2',
+  })
+  readonly redisUrl!: string;
+
+  /** Parsed form of `redisUrl`, filled in by `loadConfig` once it is valid. */
+  readonly redis!: RedisTarget;
+
+  /** Kafka bootstrap brokers. */
+  @Env('KAFKA_BROKERS', { kind: 'list', default: '127.0.0.1:9092' })
+  @IsHostPortList({ message: 'must be a comma-separated list of host:port' })
+  readonly kafkaBrokers!: readonly string[];
+
+  /** Path of the policy YAML file, relative to the working directory unless absolute. */
+  @Env('TALLY_POLICIES', { kind: 'string', default: 'config/policies.yaml' })
+  @IsString()
+  readonly policiesPath!: string;
+
+  /** Interface the servers bind to; containers set `0.0.0.0`, a bare host stays on loopback. */
+  @Env('TALLY_HOST', { kind: 'string', default: '127.0.0.1' })
+  @IsBindHost({ message: 'must be an IP address or a host name' })
+  readonly host!: string;
+
+  /** decision-api HTTP port. */
+  @Env('TALLY_HTTP_PORT', { kind: 'int', default: '8080' })
+  @IntIn(1, 65_535)
+  readonly httpPort!: number;
+
+  /** decision-api Envoy rate-limit gRPC port. */
+  @Env('TALLY_GRPC_PORT', { kind: 'int', default: '8081' })
+  @IntIn(1, 65_535)
+  readonly grpcPort!: number;
+
+  /** projector usage/audit query API port. */
+  @Env('TALLY_PROJECTOR_PORT', { kind: 'int', default: '8082' })
+  @IntIn(1, 65_535)
+  readonly projectorPort!: number;
+
+  /** relay health and metrics port. */
+  @Env('TALLY_RELAY_PORT', { kind: 'int', default: '8083' })
+  @IntIn(1, 65_535)
+  readonly relayPort!: number;
+
+  /** `bearer` checks tokens on every API; `none` turns authentication off (local experiments only). */
+  @Env('TALLY_AUTH', { kind: 'string', default: 'bearer' })
+  @IsIn(AUTH_MODES, { message: `must be one of ${AUTH_MODES.join(', ')}` })
+  readonly auth!: AuthMode;
+
+  /** Bearer tokens accepted from callers of the decision and query APIs. */
+  @Env('TALLY_API_TOKENS', { kind: 'list', secret: true })
+  @ValidateIf(needsTokens)
+  @IsDefined({
+    message: `required unless TALLY_AUTH=none (comma-separated, each at least ${MIN_SECRET} characters)`,
+  })
+  @ArrayNotEmpty({
+    message: `required unless TALLY_AUTH=none (comma-separated, each at least ${MIN_SECRET} characters)`,
+  })
+  @MinLength(MIN_SECRET, { each: true, message: `every token must be at least ${MIN_SECRET} characters` })
+  readonly apiTokens!: readonly string[];
+
+  /** Bearer token for control endpoints (policy reload, state). */
+  @Env('TALLY_ADMIN_TOKEN', { kind: 'string', secret: true })
+  @ValidateIf(needsTokens)
+  @IsDefined({ message: `required unless TALLY_AUTH=none (at least ${MIN_SECRET} characters)` })
+  @MinLength(MIN_SECRET, { message: `must be at least ${MIN_SECRET} characters` })
+  readonly adminToken!: string;
+
+  /** HMAC secret that replaces `token` selector values before they reach a key, log or event. */
+  @Env('TALLY_TOKEN_SECRET', { kind: 'string', secret: true })
+  @IsDefined({ message: `required (at least ${MIN_SECRET} characters)` })
+  @MinLength(MIN_SECRET, { message: `must be at least ${MIN_SECRET} characters` })
+  readonly tokenSecret!: string;
+
+  /** Hash-tag shards of the Redis keys; changing it moves every key (needs a migration). */
+  @Env('TALLY_SHARDS', { kind: 'int', default: '64' })
+  @IntIn(1, 16_384)
+  readonly shards!: number;
+
+  /** Deadline of one Redis step on the hot path. */
+  @Env('TALLY_BACKEND_TIMEOUT_MS', { kind: 'int', default: '100' })
+  @IntIn(1, 60_000)
+  readonly backendTimeoutMs!: number;
+
+  /** How long an allowed decision is replayable by its idempotency key. */
+  @Env('TALLY_IDEMPOTENCY_TTL', { kind: 'duration', default: '24h' })
+  @DurationIn(1_000, 365 * DAY_MS, '1s and 365d')
+  readonly idempotencyTtlMs!: number;
+
+  /** How long projected audit entries are kept. */
+  @Env('TALLY_AUDIT_RETENTION', { kind: 'duration', default: '30d' })
+  @DurationIn(60_000, 3_650 * DAY_MS, '1m and 3650d')
+  readonly auditRetentionMs!: number;
+
+  /** Partitions of topics created at start (existing topics are only ever grown). */
+  @Env('TALLY_TOPIC_PARTITIONS', { kind: 'int', default: '12' })
+  @IntIn(1, 10_000)
+  readonly topicPartitions!: number;
+
+  /** Replication factor of topics created at start. */
+  @Env('TALLY_TOPIC_REPLICATION', { kind: 'int', default: '1' })
+  @IntIn(1, 32)
+  readonly topicReplication!: number;
+
+  /** Lowest level written by the structured logger. */
+  @Env('TALLY_LOG_LEVEL', { kind: 'string', default: 'info' })
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  readonly logLevel!: LogLevel;
+
+  /** Largest accepted HTTP request body. */
+  @Env('TALLY_BODY_LIMIT_BYTES', { kind: 'int', default: '1048576' })
+  @IntIn(1_024, 104_857_600)
+  readonly bodyLimitBytes!: number;
+
+  /** Requests in flight above which the API sheds load with 503 `server.overloaded`. */
+  @Env('TALLY_MAX_INFLIGHT', { kind: 'int', default: '2048' })
+  @IntIn(1, 1_000_000)
+  readonly maxInflight!: number;
+}

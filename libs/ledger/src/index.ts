@@ -1,0 +1,43 @@
+export { LedgerModule } from './ledger.module';
+export type { LedgerModuleOptions } from './ledger.module';
+export {
+  LEDGER,
+  LEDGER_PRODUCER,
+  LEDGER_CONSUMER_FACTORY,
+  TOPIC_PROVISIONER,
+  KAFKA_ADMIN,
+} from './ledger.constants';
+export { TOPICS, ledgerTopicSpecs } from './topics';
+export type { TopicName } from './topics';
+export { createKafka } from './kafkajs-client.factory';
+export type { KafkaClientOptions } from './kafkajs-client.factory';
+export { createLedger } from './kafkajs-ledger.factory';
+export type { Ledger } from './ledger.port';
+export { computeLag, nextOffset } from './lag';
+export { planTopics } from './topic-plan';
+export type { ExistingTopic, TopicPlan } from './topic-plan';
+export { jsonLineLogSink } from './ledger-log';
+export type { LedgerLogEntry, LedgerLogLevel, LedgerLogSink } from './ledger-log';
+export type { LedgerMessage, LedgerProducer, TopicMessages } from './ledger-producer.port';
+export type {
+  Assignment,
+  BatchContext,
+  BatchHandler,
+  ConsumerOptions,
+  LedgerBatch,
+  LedgerConsumer,
+  LedgerConsumerFactory,
+  LedgerRecord,
+} from './ledger-consumer.port';
+export type { ProvisionResult, TopicMismatch, TopicProvisioner, TopicSpec } from './topic-provisioner.port';
+export type {
+  ClusterDescription,
+  CommittedOffset,
+  GroupDescription,
+  GroupMember,
+  KafkaAdminPort,
+  PartitionLag,
+  PartitionOffset,
+  ResetTarget,
+  TopicPartitionOffsets,
+} from './kafka-admin.port';

@@ -1,0 +1,61 @@
+import type { Admin } from 'kafkajs';
+import type { KafkajsAdminConnection } from './kafkajs-admin.connection';
+import { planTopics } from './topic-plan';
+import type { ProvisionResult, TopicProvisioner, TopicSpec } from './topic-provisioner.port';
+
+export class KafkajsTopicProvisioner implements TopicProvisioner {
+  constructor(private readonly connection: KafkajsAdminConnection) {}
+
+  async ensureTopics(specs: readonly TopicSpec[]): Promise<ProvisionResult> {
+    const admin = await this.connection.get();
+    const names = new Set(await admin.listTopics());
+    const present = specs.map((s) => s.topic).filter((t) => names.has(t));
+    const metadata = present.length > 0 ? (await admin.fetchTopicMetadata({ topics: present })).topics : [];
+    const plan = planTopics(
+      specs,
+      metadata.map((t) => ({
+        topic: t.name,
+        partitions: t.partitions.length,
+        replicationFactor: t.partitions[0]?.replicas.length ?? 0,
+      })),
+    );
+
+    const created: string[] = [];
+    const existing = [...plan.existing];
+    // One request per topic: kafkajs fails a mixed request when only some topics already exist,
+    // and another process may create the same topic between our listing and our request.
+    for (const spec of plan.create) {
+      const wasCreated = await admin.createTopics({
+        waitForLeaders: true,
+        topics: [
+          {
+            topic: spec.topic,
+            numPartitions: spec.partitions,
+            replicationFactor: spec.replicationFactor,
+            configEntries: Object.entries(spec.configs ?? {}).map(([name, value]) => ({ name, value })),
+          },
+        ],
+      });
+      (wasCreated ? created : existing).push(spec.topic);
+    }
+    for (const grow of plan.grow) {
+      await admin.createPartitions({ topicPartitions: [grow] });
+      await this.untilPartitions(grow.topic, grow.count);
+    }
+    return { created, existing, expanded: plan.grow.map((g) => g.topic), mismatches: plan.mismatches };
+  }
+
+  /**
+   * The controller acknowledges new partitions before the broker's metadata shows them; waiting
+   * here keeps the next call from reading the old count and asking to "grow" to fewer partitions.
+   */
+  private async untilPartitions(topic: string, count: number): Promise<void> {
+    const admin: Admin = await this.connection.get();
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      if ((topics[0]?.partitions.length ?? 0) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`topic ${topic}: partitions not visible after growing to ${count}`);
+  }
+}

@@ -1,0 +1,23 @@
+export interface LedgerMessage {
+  /** Partitioning key: the tenant (else the decision key), so one tenant's events stay in order. */
+  readonly key: string;
+  readonly value: Buffer | string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface TopicMessages {
+  readonly topic: string;
+  readonly messages: readonly LedgerMessage[];
+}
+
+/**
+ * Writes to the ledger. Resolves only once every replica in sync has the messages (acks=all) and
+ * with the idempotent producer, so a retried send never duplicates or reorders within a partition.
+ * A rejection means nothing can be assumed: the caller keeps its copy and sends again.
+ */
+export interface LedgerProducer {
+  connect(): Promise<void>;
+  send(topic: string, messages: readonly LedgerMessage[]): Promise<void>;
+  sendBatch(topicMessages: readonly TopicMessages[]): Promise<void>;
+  disconnect(): Promise<void>;
+}
