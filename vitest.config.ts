@@ -14,6 +14,7 @@ const libs = [
   'client',
   'testing',
   'http',
+  'outbox',
 ];
 const alias = Object.fromEntries(
   libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]),

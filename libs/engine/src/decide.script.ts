@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cluster, Redis } from 'ioredis';
+import type { DecisionPlan } from './decision-plan';
+
+/** The script is read once at module load; `npm run build` copies lua/ beside the compiled code. */
+export const DECIDE_LUA = readFileSync(join(__dirname, 'lua', 'decide.lua'), 'utf8');
+/** Name of the custom ioredis command; `defineCommand` makes it EVALSHA with an EVAL fallback. */
+export const DECIDE_COMMAND = 'tallyDecide';
+
+export type RedisClient = Redis | Cluster;
+
+/** What decide.lua answered, parsed (see the reply legend at the top of the script). */
+export type ScriptOutcome =
+  | {
+      readonly kind: 'allowed' | 'denied' | 'peek';
+      readonly nowMs: number;
+      readonly retryAfterMs: number;
+      readonly binding: number;
+      readonly windows: readonly ScriptWindow[];
+    }
+  | {
+      readonly kind: 'replayed';
+      readonly nowMs: number;
+      readonly storedPayload: string;
+      readonly windows: readonly ScriptWindow[];
+    }
+  | { readonly kind: 'conflict'; readonly nowMs: number };
+
+export interface ScriptWindow {
+  readonly remaining: number;
+  readonly resetMs: number;
+  readonly wouldDeny: boolean;
+}
+
+const ALGORITHM_CODES = {
+  fixed_window: 'f',
+  sliding_window: 's',
+  token_bucket: 't',
+  calendar_month: 'c',
+} as const;
+
+/** Registers the command on a client (idempotent per client). */
+export function defineDecide(redis: RedisClient): void {
+  if (typeof (redis as unknown as Record<string, unknown>)[DECIDE_COMMAND] === 'function') return;
+  redis.defineCommand(DECIDE_COMMAND, { lua: DECIDE_LUA });
+}
+
+/** `numkeys, ...KEYS, ...ARGV` for the command, in the script's legend order. */
+export function decideArgs(
+  plan: DecisionPlan,
+  idempotencyTtlMs: number,
+  nowMs?: number,
+): (string | number)[] {
+  const keys = [plan.shard.outbox, plan.shard.denials, ...plan.windows.map((w) => w.redisKey)];
+  if (plan.idempotencyRedisKey !== undefined) keys.push(plan.idempotencyRedisKey);
+  const argv: (string | number)[] = [
+    nowMs === undefined ? '' : nowMs,
+    plan.cost,
+    plan.idempotencyRedisKey === undefined ? 0 : idempotencyTtlMs,
+    plan.fingerprint,
+    plan.payloadJson,
+    plan.windows.length,
+  ];
+  for (const w of plan.windows)
+    argv.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
+  return [keys.length, ...keys, ...argv];
+}
+
+/** Runs the command on a client or a pipeline (the same argument list). */
+export function callDecide<T>(target: unknown, args: (string | number)[]): T {
+  return (target as Record<string, (...a: (string | number)[]) => T>)[DECIDE_COMMAND](...args);
+}
+
+export function parseDecideReply(reply: unknown): ScriptOutcome {
+  if (!Array.isArray(reply) || reply.length < 5) throw new Error('decide.lua: malformed reply');
+  const [status, nowMs, retryAfterMs, binding, stored] = reply as [number, number, number, number, string];
+  const windows: ScriptWindow[] = [];
+  for (let i = 5; i + 2 < reply.length; i += 3) {
+    windows.push({
+      remaining: Number(reply[i]),
+      resetMs: Number(reply[i + 1]),
+      wouldDeny: Number(reply[i + 2]) === 1,
+    });
+  }
+  switch (status) {
+    case 0:
+      return { kind: 'denied', nowMs, retryAfterMs, binding, windows };
+    case 1:
+      return { kind: 'allowed', nowMs, retryAfterMs: 0, binding: 0, windows };
+    case 2:
+      return { kind: 'replayed', nowMs, storedPayload: stored, windows };
+    case 3:
+      return { kind: 'conflict', nowMs };
+    case 4:
+      return { kind: 'peek', nowMs, retryAfterMs: 0, binding: 0, windows };
+    default:
+      throw new Error(`decide.lua: unknown status ${String(status)}`);
+  }
+}

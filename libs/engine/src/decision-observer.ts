@@ -1,0 +1,15 @@
+import type { BreakerState } from './circuit-breaker';
+import type { BackendFailure, Decision } from './decision.types';
+
+/**
+ * Hooks for metrics and logs, so observability can subscribe without the engine depending on
+ * prom-client. Called synchronously on the hot path: keep implementations cheap and non-throwing.
+ */
+export interface DecisionObserver {
+  /** Every decision the engine answered (refusals and degraded ones included), with its latency. */
+  onDecision?(decision: Decision, latencyMs: number): void;
+  /** A Redis step failed (it is also reflected in the decisions it affected). */
+  onBackendError?(reason: BackendFailure): void;
+  /** The circuit breaker changed state. */
+  onBreaker?(state: BreakerState): void;
+}

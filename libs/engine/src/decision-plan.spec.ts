@@ -1,0 +1,173 @@
+import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
+import { describe, expect, it } from 'vitest';
+import { maxCostOf, PAYLOAD_PREFIX, planDecision, type PlanContext } from './decision-plan';
+
+const SECRET = 'unit-test-secret-0123456789';
+
+function policy(name: string, over: Partial<Policy> = {}): Policy {
+  const windows: WindowSpec[] = [
+    { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
+    { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
+  ];
+  return {
+    name,
+    match: {},
+    unless: {},
+    key: ['principal'],
+    windows,
+    maxCost: 10,
+    onBackendFailure: 'fail_open',
+    mode: 'enforce',
+    enabled: true,
+    ...over,
+  };
+}
+
+function context(...policies: Policy[]): PlanContext {
+  const policySet: PolicySet = { version: 'v-test', policies, loadedAt: 0 };
+  return { policySet, tokenSecret: SECRET, shards: 64, decisionId: '01JDTESTDECISION0000000000' };
+}
+
+describe(planDecision.name, () => {
+  it('plans every window of every applicable policy with exact keys, tags and payload', () => {
+    const ctx = context(
+      policy('api'),
+      policy('trial', { mode: 'shadow', key: ['tenant'], onBackendFailure: 'fail_closed' }),
+    );
+    const sut = planDecision(
+      { selectors: { tenant: 'acme', principal: ' svc-42 ' }, cost: 3, idempotency_key: 'b-77' },
+      ctx,
+    );
+    if (!sut.ok) throw new Error(sut.refusal.message);
+    const { plan } = sut;
+    expect(plan.windows.map((w) => [w.redisKey, w.mode, w.denialTag])).toEqual([
+      ['tally:v1:{s47}:w:api:burst:acme:svc-42', 0, 'api|svc-42|burst_quota_exhausted'],
+      ['tally:v1:{s47}:w:api:sustained:acme:svc-42', 0, 'api|svc-42|sustained_quota_exhausted'],
+      ['tally:v1:{s47}:w:trial:burst:acme:acme', 1, 'trial|acme|burst_quota_exhausted'],
+      ['tally:v1:{s47}:w:trial:sustained:acme:acme', 1, 'trial|acme|sustained_quota_exhausted'],
+    ]);
+    expect(plan.idempotencyRedisKey).toBe('tally:v1:{s47}:idem:acme:b-77');
+    expect(plan.failClosed).toBe(true);
+    expect(plan.payloadJson.startsWith(PAYLOAD_PREFIX)).toBe(true);
+    expect(JSON.parse(plan.payloadJson)).toEqual({
+      v: 1,
+      outcome: 'allowed',
+      id: '01JDTESTDECISION0000000000',
+      policy_set_version: 'v-test',
+      tenant: 'acme',
+      selectors: { tenant: 'acme', principal: 'svc-42' },
+      attributes: {},
+      cost: 3,
+      idempotency_key: 'b-77',
+      policies: [
+        {
+          name: 'api',
+          mode: 'enforce',
+          key: 'svc-42',
+          windows: [
+            { name: 'burst', role: 'burst', limit: 10 },
+            { name: 'sustained', role: 'sustained', limit: 100 },
+          ],
+        },
+        {
+          name: 'trial',
+          mode: 'shadow',
+          key: 'acme',
+          windows: [
+            { name: 'burst', role: 'burst', limit: 10 },
+            { name: 'sustained', role: 'sustained', limit: 100 },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('fingerprints normalized values, so whitespace and attribute order do not matter', () => {
+    const ctx = context(policy('api'));
+    const a = planDecision({ selectors: { principal: 'p' }, attributes: { b: '1', a: '2' }, cost: 1 }, ctx);
+    const b = planDecision({ selectors: { principal: ' p ' }, attributes: { a: '2', b: '1' }, cost: 1 }, ctx);
+    const c = planDecision({ selectors: { principal: 'p' }, attributes: { a: '2', b: '1' }, cost: 2 }, ctx);
+    if (!a.ok || !b.ok || !c.ok) throw new Error('unexpected refusal');
+    expect(a.plan.fingerprint).toBe(b.plan.fingerprint);
+    expect(a.plan.fingerprint).not.toBe(c.plan.fingerprint);
+  });
+
+  it('never puts a raw token into a key or the payload', () => {
+    const sut = planDecision(
+      { selectors: { token: 'sk-secret-value' }, cost: 1 },
+      context(policy('api', { key: ['token'] })),
+    );
+    if (!sut.ok) throw new Error(sut.refusal.message);
+    expect(sut.plan.windows[0].redisKey).toMatch(/^tally:v1:\{s46\}:w:api:burst:_:t_/);
+    expect(JSON.stringify(sut.plan)).not.toContain('sk-secret-value');
+  });
+
+  it('skips the idempotency record for a peek', () => {
+    const sut = planDecision(
+      { selectors: { principal: 'p' }, cost: 0, idempotency_key: 'k' },
+      context(policy('api')),
+    );
+    expect(sut.ok && sut.plan.idempotencyRedisKey).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { selectors: { principal: 'a\u0007b' }, cost: 1 },
+      400,
+      'selector.identity_invalid',
+      'selector_identity_invalid',
+    ],
+    [
+      { selectors: { principal: 'p' }, attributes: [], cost: 1 },
+      400,
+      'selector.identity_invalid',
+      'selector_identity_invalid',
+    ],
+    [
+      { selectors: { tenant: 'acme' }, cost: 1 },
+      400,
+      'selector.identity_missing',
+      'selector_identity_missing',
+    ],
+    [{ selectors: { principal: 'p' }, cost: -1 }, 400, 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: 1.5 }, 400, 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: '1' }, 400, 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: 11 }, 413, 'cost.too_large', null],
+    [
+      { selectors: { principal: 'p' }, cost: 1, idempotency_key: 'x'.repeat(257) },
+      400,
+      'idempotency_key.invalid',
+      null,
+    ],
+    [{ selectors: { principal: 'p' }, cost: 1, idempotency_key: 7 }, 400, 'idempotency_key.invalid', null],
+    // selectors are checked before cost: a bad identity is reported even with a bad cost
+    [
+      { selectors: { tenant: 'acme' }, cost: -5 },
+      400,
+      'selector.identity_missing',
+      'selector_identity_missing',
+    ],
+  ])('refuses %j with %i %s', (request, status, code, reason) => {
+    const sut = planDecision(request, context(policy('api')));
+    expect(sut.ok).toBe(false);
+    if (!sut.ok) expect(sut.refusal).toMatchObject({ status, code, reason });
+  });
+
+  it('accepts a 256-byte idempotency key', () => {
+    expect(
+      planDecision(
+        { selectors: { principal: 'p' }, cost: 1, idempotency_key: 'é'.repeat(128) },
+        context(policy('api')),
+      ).ok,
+    ).toBe(true);
+  });
+});
+
+describe(maxCostOf.name, () => {
+  it('is the smallest max_cost, capped by enforce window limits but not by shadow ones', () => {
+    expect(maxCostOf([])).toBe(Number.MAX_SAFE_INTEGER);
+    expect(maxCostOf([policy('a', { maxCost: 50 })])).toBe(10);
+    expect(maxCostOf([policy('a', { maxCost: 5 })])).toBe(5);
+    expect(maxCostOf([policy('a', { maxCost: 50, mode: 'shadow' })])).toBe(50);
+  });
+});

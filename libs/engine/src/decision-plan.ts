@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import type { OutboxPayload } from '@tally/events';
+import {
+  keyOf,
+  normalizeAttributes,
+  normalizeSelectors,
+  selectPolicies,
+  type NormalizedAttributes,
+  type NormalizedSelectors,
+  type Policy,
+  type PolicySet,
+} from '@tally/policy';
+import type { DecisionCode, DecisionRequest } from './decision.types';
+import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
+
+/**
+ * Step one of a decision, pure: from the raw request and the policy set to everything the script
+ * needs, or the 4xx refusal. Order (DESIGN §3): selectors → policies → keys → cost → idempotency key.
+ * Nothing here touches Redis, so every refusal consumes nothing.
+ */
+export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
+
+export interface PlannedWindow {
+  readonly policy: Policy;
+  readonly name: string;
+  readonly role: Policy['windows'][number]['role'];
+  readonly algorithm: Policy['windows'][number]['algorithm'];
+  readonly limit: number;
+  readonly periodMs: number;
+  readonly redisKey: string;
+  /** 0 = enforce; k > 0 = the k-th shadow policy of the decision (a shadow policy commits all-or-nothing). */
+  readonly mode: number;
+  /** `<policy>|<key>|<reason>`: the denial-hash field of this window without its second. */
+  readonly denialTag: string;
+}
+
+export interface DecisionPlan {
+  readonly decisionId: string;
+  readonly shard: ShardKeys;
+  readonly selectors: NormalizedSelectors;
+  readonly attributes: NormalizedAttributes;
+  readonly cost: number;
+  readonly policies: readonly { readonly policy: Policy; readonly key: string }[];
+  /** Every window of every applicable policy, policies flattened in order. */
+  readonly windows: readonly PlannedWindow[];
+  /** Redis key of the idempotency record; absent without an idempotency key or for a peek. */
+  readonly idempotencyRedisKey?: string;
+  readonly fingerprint: string;
+  /** The outbox payload as JSON, starting with `PAYLOAD_PREFIX` (decide.lua relies on it). */
+  readonly payloadJson: string;
+  /** Any applicable policy fail_closed → a backend failure refuses (503); else it degrades. */
+  readonly failClosed: boolean;
+}
+
+export interface PlanRefusal {
+  readonly status: 400 | 413;
+  readonly code: DecisionCode;
+  readonly reason: 'selector_identity_missing' | 'selector_identity_invalid' | null;
+  readonly message: string;
+}
+
+export type PlanResult = { ok: true; plan: DecisionPlan } | { ok: false; refusal: PlanRefusal };
+
+export interface PlanContext {
+  readonly policySet: PolicySet;
+  readonly tokenSecret: string;
+  readonly shards: number;
+  readonly decisionId: string;
+  /** Plan exactly this policy, matched or not (the state endpoint); default: `selectPolicies`. */
+  readonly only?: Policy;
+}
+
+/** decide.lua derives the denied sample payload by replacing exactly this prefix. */
+export const PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",';
+
+function refuse(
+  status: 400 | 413,
+  code: DecisionCode,
+  message: string,
+  reason: PlanRefusal['reason'] = null,
+): PlanResult {
+  return { ok: false, refusal: { status, code, reason, message } };
+}
+
+export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanResult {
+  const sel = normalizeSelectors(request.selectors, ctx.tokenSecret);
+  if (!sel.ok) return refuse(400, 'selector.identity_invalid', `${sel.field} ${sel.message}`, sel.reason);
+  const attr = normalizeAttributes(request.attributes);
+  if (!attr.ok) return refuse(400, 'selector.identity_invalid', `${attr.field} ${attr.message}`, attr.reason);
+  const { selectors } = sel;
+  const { attributes } = attr;
+
+  const policies: { policy: Policy; key: string }[] = [];
+  const applicable = ctx.only ? [ctx.only] : selectPolicies(ctx.policySet, selectors, attributes);
+  for (const policy of applicable) {
+    const key = keyOf(policy, selectors);
+    if (!key.ok) {
+      const message = `selectors.${key.missing} is required by policy ${policy.name}`;
+      return refuse(400, 'selector.identity_missing', message, 'selector_identity_missing');
+    }
+    policies.push({ policy, key: key.value });
+  }
+
+  const cost = request.cost;
+  if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
+    return refuse(400, 'cost.invalid', 'cost must be an integer ≥ 0');
+  }
+  const maxCost = maxCostOf(policies.map((p) => p.policy));
+  if (cost > maxCost)
+    return refuse(413, 'cost.too_large', `cost must be at most ${maxCost} for these policies`);
+
+  const idem = request.idempotency_key;
+  if (
+    idem !== undefined &&
+    (typeof idem !== 'string' || idem.length === 0 || Buffer.byteLength(idem) > MAX_IDEMPOTENCY_KEY_BYTES)
+  ) {
+    return refuse(
+      400,
+      'idempotency_key.invalid',
+      `idempotency_key must be a string of 1..${MAX_IDEMPOTENCY_KEY_BYTES} bytes`,
+    );
+  }
+
+  const tenant = selectors.tenant;
+  const scope = encodeScope(tenant);
+  const shard = shardKeys(shardOf(tenant, ctx.shards));
+  let shadowOrdinal = 0;
+  const windows: PlannedWindow[] = [];
+  for (const { policy, key } of policies) {
+    const mode = policy.mode === 'shadow' ? ++shadowOrdinal : 0;
+    for (const w of policy.windows) {
+      windows.push({
+        policy,
+        name: w.name,
+        role: w.role,
+        algorithm: w.algorithm,
+        limit: w.limit,
+        periodMs: w.periodMs,
+        redisKey: windowKey(shard, scope, policy.name, w.name, key),
+        mode,
+        denialTag: `${policy.name}|${key}|${w.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted'}`,
+      });
+    }
+  }
+
+  // The fingerprint is over normalized values (token already hashed), in canonical order: selectors
+  // come in SELECTOR_DIMS order and attributes sorted, so JSON.stringify is canonical.
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ selectors, attributes, cost }))
+    .digest('hex');
+  const payload: OutboxPayload = {
+    v: 1,
+    outcome: 'allowed',
+    id: ctx.decisionId,
+    policy_set_version: ctx.policySet.version,
+    ...(tenant === undefined ? {} : { tenant }),
+    selectors,
+    attributes,
+    cost,
+    ...(idem === undefined ? {} : { idempotency_key: idem }),
+    policies: policies.map(({ policy, key }) => ({
+      name: policy.name,
+      mode: policy.mode,
+      key,
+      windows: policy.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit })),
+    })),
+  };
+  const plan: DecisionPlan = {
+    decisionId: ctx.decisionId,
+    shard,
+    selectors,
+    attributes,
+    cost,
+    policies,
+    windows,
+    idempotencyRedisKey: idem === undefined || cost === 0 ? undefined : idempotencyKey(shard, scope, idem),
+    fingerprint,
+    payloadJson: JSON.stringify(payload),
+    failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
+  };
+  return { ok: true, plan };
+}
+
+/**
+ * The largest cost that can ever pass: every policy's `max_cost`, and for enforce policies also their
+ * smallest window limit (a cost above it could never be allowed, so it is refused with 413 rather than
+ * denied with a meaningless retry-after). Shadow windows smaller than the cost just report would_deny.
+ * No applicable policy: no bound.
+ */
+export function maxCostOf(policies: readonly Policy[]): number {
+  let max = Number.MAX_SAFE_INTEGER;
+  for (const policy of policies) {
+    max = Math.min(max, policy.maxCost);
+    if (policy.mode === 'enforce') for (const w of policy.windows) max = Math.min(max, w.limit);
+  }
+  return max;
+}

@@ -1,0 +1,195 @@
+import type { OutboxPayload } from '@tally/events';
+import type { DecisionPlan, PlanRefusal } from './decision-plan';
+import type {
+  BackendFailure,
+  Decision,
+  DecisionBinding,
+  DecisionCode,
+  DecisionPolicy,
+  DecisionWindow,
+} from './decision.types';
+import type { ScriptOutcome, ScriptWindow } from './decide.script';
+
+/** Pure mapping from a plan and what the script said (or why it could not say) to a `Decision`. */
+
+/** A 503 says "come back later"; one second is the smallest Retry-After HTTP can express. */
+export const BACKEND_RETRY_AFTER_MS = 1000;
+
+const BACKEND_CODES: Record<BackendFailure, DecisionCode> = {
+  backend_timeout: 'backend.timeout',
+  backend_unavailable: 'backend.unavailable',
+  backend_error: 'backend.error',
+};
+
+export function refusedDecision(decisionId: string, refusal: PlanRefusal): Decision {
+  return {
+    allowed: false,
+    decision_id: decisionId,
+    reason: refusal.reason,
+    code: refusal.code,
+    retry_after_ms: 0,
+    degraded: false,
+    replayed: false,
+    policies: [],
+    status: refusal.status,
+    binding: null,
+    message: refusal.message,
+  };
+}
+
+export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Decision {
+  const base = { decision_id: plan.decisionId, degraded: false, replayed: false };
+  switch (outcome.kind) {
+    case 'conflict':
+      return {
+        ...base,
+        allowed: false,
+        reason: null,
+        code: 'idempotency.conflict',
+        retry_after_ms: 0,
+        policies: [],
+        status: 409,
+        binding: null,
+        message: 'idempotency_key was already used by a different request',
+      };
+    case 'replayed':
+      return replayedDecision(outcome.storedPayload, outcome.windows);
+    case 'allowed':
+    case 'peek': {
+      const policies = describe(plan, outcome.windows);
+      return {
+        ...base,
+        allowed: true,
+        reason: null,
+        code: null,
+        retry_after_ms: 0,
+        policies,
+        status: 200,
+        binding: leastLeft(policies),
+      };
+    }
+    case 'denied': {
+      const policies = describe(plan, outcome.windows);
+      const w = plan.windows[outcome.binding - 1];
+      const result = outcome.windows[outcome.binding - 1];
+      return {
+        ...base,
+        allowed: false,
+        reason: w.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted',
+        code: 'quota.exceeded',
+        retry_after_ms: outcome.retryAfterMs,
+        policies,
+        status: 429,
+        binding: {
+          policy: w.policy.name,
+          window: w.name,
+          limit: w.limit,
+          remaining: result.remaining,
+          reset_ms: result.resetMs,
+        },
+      };
+    }
+  }
+}
+
+/**
+ * The backend failed. fail_closed anywhere → 503 with the cause; otherwise allowed uncounted,
+ * `degraded: true`. Window numbers are unknown and reported as the full limit.
+ */
+export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Decision {
+  const unknown = plan.windows.map((w) => ({ remaining: w.limit, resetMs: 0, wouldDeny: false }));
+  const policies = describe(plan, unknown);
+  const base = { decision_id: plan.decisionId, replayed: false, policies, binding: null };
+  if (plan.failClosed) {
+    return {
+      ...base,
+      allowed: false,
+      reason: cause,
+      code: BACKEND_CODES[cause],
+      retry_after_ms: BACKEND_RETRY_AFTER_MS,
+      degraded: false,
+      status: 503,
+    };
+  }
+  return {
+    ...base,
+    allowed: true,
+    reason: null,
+    code: null,
+    retry_after_ms: 0,
+    degraded: true,
+    degraded_cause: cause,
+    status: 200,
+  };
+}
+
+function describe(plan: DecisionPlan, results: readonly ScriptWindow[]): DecisionPolicy[] {
+  let i = 0;
+  return plan.policies.map(({ policy }) => {
+    let wouldDeny = false;
+    const windows: DecisionWindow[] = policy.windows.map((w) => {
+      const r = results[i++];
+      wouldDeny ||= r.wouldDeny;
+      return { name: w.name, role: w.role, limit: w.limit, remaining: r.remaining, reset_ms: r.resetMs };
+    });
+    return policy.mode === 'shadow'
+      ? { name: policy.name, mode: policy.mode, would_deny: wouldDeny, windows }
+      : { name: policy.name, mode: policy.mode, windows };
+  });
+}
+
+/** For RateLimit headers of an allowed decision: the enforce window with the least left (ties: later reset). */
+function leastLeft(policies: readonly DecisionPolicy[]): DecisionBinding | null {
+  let best: DecisionBinding | null = null;
+  for (const p of policies) {
+    if (p.mode !== 'enforce') continue;
+    for (const w of p.windows) {
+      if (
+        best === null ||
+        w.remaining < best.remaining ||
+        (w.remaining === best.remaining && w.reset_ms > best.reset_ms)
+      ) {
+        best = {
+          policy: p.name,
+          window: w.name,
+          limit: w.limit,
+          remaining: w.remaining,
+          reset_ms: w.reset_ms,
+        };
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * A replay answers with the stored decision: its id and its policies as they were when it was
+ * decided (the stored payload), even if the policy set changed since.
+ */
+function replayedDecision(storedPayload: string, results: readonly ScriptWindow[]): Decision {
+  const payload = JSON.parse(storedPayload) as OutboxPayload;
+  let i = 0;
+  const policies: DecisionPolicy[] = payload.policies.map((p) => {
+    let wouldDeny = false;
+    const windows = p.windows.map((w) => {
+      const r = results[i++] ?? { remaining: w.limit, resetMs: 0, wouldDeny: false };
+      wouldDeny ||= r.wouldDeny;
+      return { name: w.name, role: w.role, limit: w.limit, remaining: r.remaining, reset_ms: r.resetMs };
+    });
+    return p.mode === 'shadow'
+      ? { name: p.name, mode: p.mode, would_deny: wouldDeny, windows }
+      : { name: p.name, mode: p.mode, windows };
+  });
+  return {
+    allowed: true,
+    decision_id: payload.id,
+    reason: null,
+    code: null,
+    retry_after_ms: 0,
+    degraded: false,
+    replayed: true,
+    policies,
+    status: 200,
+    binding: leastLeft(policies),
+  };
+}

@@ -1,0 +1,108 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ulid } from 'ulid';
+import type { DecisionObserver } from './decision-observer';
+import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
+import { backendDecision, refusedDecision, scriptDecision } from './decision-result';
+import type { Decision, DecisionRequest } from './decision.types';
+import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
+import type { EngineOptions, PolicySetSource } from './engine.options';
+import { EngineService, type StepResult } from './engine.service';
+import type { ScriptOutcome } from './decide.script';
+import { describeState, type PolicyStateResult } from './policy-state';
+
+/**
+ * The decision use case (DESIGN §3): validate → plan → one script → answer. A request no policy
+ * applies to is allowed with `policies: []`; with cost > 0 it still goes through the script, so its
+ * idempotency and its usage event in the ledger work like any other (with cost 0 there is nothing to
+ * peek and Redis is not asked).
+ */
+@Injectable()
+export class DecisionService {
+  constructor(
+    private readonly engine: EngineService,
+    @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
+    @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
+    @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
+  ) {}
+
+  async decide(request: DecisionRequest): Promise<Decision> {
+    const started = performance.now();
+    const planned = this.plan(request);
+    const decision = !planned.ok
+      ? refusedDecision(planned.decisionId, planned.refusal)
+      : this.skipsRedis(planned.plan)
+        ? scriptDecision(planned.plan, { kind: 'peek', nowMs: 0, retryAfterMs: 0, binding: 0, windows: [] })
+        : this.answer(planned.plan, await this.engine.run(planned.plan));
+    this.observer?.onDecision?.(decision, performance.now() - started);
+    return decision;
+  }
+
+  /** Independent decisions, every script in one pipeline (one round trip); results in request order. */
+  async decideBatch(requests: readonly DecisionRequest[]): Promise<Decision[]> {
+    const started = performance.now();
+    const planned = requests.map((r) => this.plan(r));
+    const toRun: DecisionPlan[] = [];
+    for (const p of planned) if (p.ok && !this.skipsRedis(p.plan)) toRun.push(p.plan);
+    const results = toRun.length === 0 ? [] : await this.engine.runMany(toRun);
+    let next = 0;
+    const decisions = planned.map((p) => {
+      if (!p.ok) return refusedDecision(p.decisionId, p.refusal);
+      if (this.skipsRedis(p.plan))
+        return scriptDecision(p.plan, { kind: 'peek', nowMs: 0, retryAfterMs: 0, binding: 0, windows: [] });
+      return this.answer(p.plan, results[next++]);
+    });
+    const latency = performance.now() - started;
+    for (const d of decisions) this.observer?.onDecision?.(d, latency);
+    return decisions;
+  }
+
+  /** Read-only state of every window of one policy for the given selectors (control endpoint). */
+  async state(policyName: string, rawSelectors: unknown): Promise<PolicyStateResult> {
+    const policy = this.policies.current.policies.find((p) => p.name === policyName);
+    if (!policy)
+      return { ok: false, status: 404, code: 'policy.not_found', message: `no policy named ${policyName}` };
+    const planned = planDecision(
+      { selectors: rawSelectors, cost: 0 },
+      { ...this.context(ulid()), only: policy },
+    );
+    if (!planned.ok)
+      return {
+        ok: false,
+        status: planned.refusal.status,
+        code: planned.refusal.code,
+        message: planned.refusal.message,
+      };
+    const step = await this.engine.peekWithState(planned.plan);
+    if (!step.ok)
+      return {
+        ok: false,
+        status: 503,
+        code: `backend.${step.failure.slice('backend_'.length)}`,
+        message: step.failure,
+      };
+    return describeState(planned.plan, step.value.outcome, step.value.hashes);
+  }
+
+  private plan(request: DecisionRequest): PlanResult & { decisionId: string } {
+    const decisionId = ulid();
+    return { ...planDecision(request, this.context(decisionId)), decisionId };
+  }
+
+  private context(decisionId: string): PlanContext {
+    return {
+      policySet: this.policies.current,
+      tokenSecret: this.options.tokenSecret,
+      shards: this.options.shards,
+      decisionId,
+    };
+  }
+
+  /** Cost 0 with no window to report: nothing to ask Redis. */
+  private skipsRedis(plan: DecisionPlan): boolean {
+    return plan.cost === 0 && plan.windows.length === 0;
+  }
+
+  private answer(plan: DecisionPlan, step: StepResult<ScriptOutcome>): Decision {
+    return step.ok ? scriptDecision(plan, step.value) : backendDecision(plan, step.failure);
+  }
+}

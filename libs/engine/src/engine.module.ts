@@ -1,0 +1,67 @@
+import {
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type ModuleMetadata,
+  type Provider,
+} from '@nestjs/common';
+import type { DecisionObserver } from './decision-observer';
+import { DecisionService } from './decision.service';
+import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
+import type { EngineOptions, PolicySetSource } from './engine.options';
+import { EngineService } from './engine.service';
+import { createRedis } from './redis.provider';
+
+export interface EngineModuleOptions {
+  /** Modules that export the providers named by `policySource` / `observer` / `inject`. */
+  readonly imports?: ModuleMetadata['imports'];
+  /** Engine settings, directly or from a factory (e.g. from TALLY_CONFIG). */
+  readonly options:
+    EngineOptions | { useFactory: (...deps: never[]) => EngineOptions; inject?: InjectionToken[] };
+  /** The policy set in force: a provider token (e.g. the policy store) or an object (tests). */
+  readonly policySource: InjectionToken | PolicySetSource;
+  /** Optional metrics observer: a provider token or an object. */
+  readonly observer?: InjectionToken | DecisionObserver;
+}
+
+function isObjectValue(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function bind(token: symbol, source: unknown): Provider {
+  return isObjectValue(source)
+    ? { provide: token, useValue: source }
+    : { provide: token, useExisting: source as InjectionToken };
+}
+
+/**
+ * The decision engine: `DecisionService` (the use case) and `EngineService` (Redis, deadlines,
+ * breaker, health). The Redis client is created here and closed with the module.
+ */
+@Module({})
+export class EngineModule {
+  static forRoot(def: EngineModuleOptions): DynamicModule {
+    const optionsProvider: Provider =
+      'useFactory' in def.options
+        ? { provide: ENGINE_OPTIONS, useFactory: def.options.useFactory, inject: def.options.inject ?? [] }
+        : { provide: ENGINE_OPTIONS, useValue: def.options };
+    const providers: Provider[] = [
+      optionsProvider,
+      {
+        provide: ENGINE_REDIS,
+        useFactory: (o: EngineOptions) => createRedis(o.redis),
+        inject: [ENGINE_OPTIONS],
+      },
+      bind(POLICY_SET_SOURCE, def.policySource),
+      EngineService,
+      DecisionService,
+    ];
+    if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
+    return {
+      module: EngineModule,
+      imports: def.imports ?? [],
+      providers,
+      exports: [DecisionService, EngineService],
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import type { PolicySet } from '@tally/policy';
+import type { BreakerOptions } from './circuit-breaker';
+import type { RedisConnection } from './redis.provider';
+
+/** Settings of the engine, built from TallyConfig by the app. */
+export interface EngineOptions {
+  /** Where Redis is. */
+  readonly redis: RedisConnection;
+  /** TALLY_SHARDS: hash-tag shards of the keys (changing it moves every key). */
+  readonly shards: number;
+  /** TALLY_BACKEND_TIMEOUT_MS: deadline of one Redis step (one script, or one batch pipeline). */
+  readonly backendTimeoutMs: number;
+  /** TALLY_IDEMPOTENCY_TTL in ms: how long an allowed decision is replayable. */
+  readonly idempotencyTtlMs: number;
+  /** TALLY_TOKEN_SECRET: HMAC secret for `token` selectors. */
+  readonly tokenSecret: string;
+  /** Circuit breaker; defaults to 5 consecutive failures, 1 s open. */
+  readonly breaker?: BreakerOptions;
+  /** Wall clock for the breaker (ms); defaults to Date.now. */
+  readonly clock?: () => number;
+  /** Tests only: a fixed decision time passed to the script instead of the Redis clock (`TIME`). */
+  readonly scriptNow?: () => number | undefined;
+}
+
+/** Where the policy set in force comes from (the policy lib's store, which hot-reloads it). */
+export interface PolicySetSource {
+  /** The set in force now (PolicyStore of @tally/policy has exactly this getter). */
+  readonly current: PolicySet;
+}

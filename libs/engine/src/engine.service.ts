@@ -1,0 +1,173 @@
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Cluster } from 'ioredis';
+import { BreakerOpenError, classifyBackendError, withDeadline } from './backend-failure';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
+import {
+  callDecide,
+  decideArgs,
+  defineDecide,
+  parseDecideReply,
+  type RedisClient,
+  type ScriptOutcome,
+} from './decide.script';
+import type { DecisionObserver } from './decision-observer';
+import type { DecisionPlan } from './decision-plan';
+import type { BackendFailure } from './decision.types';
+import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
+import type { EngineOptions } from './engine.options';
+
+export type StepResult<T> = { ok: true; value: T } | { ok: false; failure: BackendFailure };
+
+export type EngineHealthStatus = 'healthy' | 'degraded' | 'unavailable';
+
+export interface EngineHealth {
+  readonly status: EngineHealthStatus;
+  readonly breaker: BreakerState;
+  /** ioredis connection status (`ready`, `connecting`, `reconnecting`, `end`, …). */
+  readonly connection: string;
+  /** The last connection error ioredis reported, when not healthy. */
+  readonly lastError?: string;
+}
+
+/**
+ * The Redis adapter of the hot path: runs decide.lua for plans, under a deadline per step and a
+ * circuit breaker, and turns every failure into one of the three backend reasons. No business rule.
+ */
+@Injectable()
+export class EngineService implements OnModuleInit, OnModuleDestroy {
+  private readonly breaker: CircuitBreaker;
+  private lastError: string | undefined;
+
+  constructor(
+    @Inject(ENGINE_REDIS) private readonly redis: RedisClient,
+    @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
+    @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
+  ) {
+    defineDecide(redis);
+    // Connection errors surface through calls (breaker, fail modes) and health; without a listener
+    // ioredis would also print every reconnect attempt as an unhandled error event.
+    redis.on('error', (error: Error) => (this.lastError = error.message));
+    this.breaker = new CircuitBreaker(
+      options.breaker ?? DEFAULT_BREAKER,
+      options.clock ?? Date.now,
+      (state) => this.observer?.onBreaker?.(state),
+    );
+  }
+
+  /** Give the connection a moment at boot; readiness reports the truth either way. */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** One decision, one script, one round trip. */
+  run(plan: DecisionPlan): Promise<StepResult<ScriptOutcome>> {
+    return this.step(async () =>
+      parseDecideReply(await callDecide<Promise<unknown>>(this.redis, this.args(plan))),
+    );
+  }
+
+  /**
+   * Many independent decisions in one pipeline (one round trip, one deadline). On Cluster a pipeline
+   * must stay on one node, so plans are grouped per shard and the groups run in parallel.
+   */
+  async runMany(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
+    if (!(this.redis instanceof Cluster)) return this.runPipeline(plans);
+    const groups = new Map<number, number[]>();
+    plans.forEach((p, i) => groups.set(p.shard.shard, [...(groups.get(p.shard.shard) ?? []), i]));
+    const results: StepResult<ScriptOutcome>[] = new Array<StepResult<ScriptOutcome>>(plans.length);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const out = await this.runPipeline(indexes.map((i) => plans[i]));
+        indexes.forEach((planIndex, k) => (results[planIndex] = out[k]));
+      }),
+    );
+    return results;
+  }
+
+  /** A peek of the plan's windows plus their raw hashes, in one pipeline (same slot, same node). */
+  peekWithState(
+    plan: DecisionPlan,
+  ): Promise<StepResult<{ outcome: ScriptOutcome; hashes: Record<string, string>[] }>> {
+    return this.step(async () => {
+      const pipeline = this.redis.pipeline();
+      callDecide(pipeline, this.args(plan));
+      for (const w of plan.windows) pipeline.hgetall(w.redisKey);
+      const replies = (await pipeline.exec()) ?? [];
+      const failed = replies.find(([error]) => error);
+      if (failed?.[0]) throw failed[0];
+      return {
+        outcome: parseDecideReply(replies[0][1]),
+        hashes: replies.slice(1).map(([, h]) => h as Record<string, string>),
+      };
+    });
+  }
+
+  health(): EngineHealth {
+    const breaker = this.breaker.state;
+    const connection = this.redis.status;
+    const status: EngineHealthStatus =
+      breaker === 'open' || connection !== 'ready'
+        ? 'unavailable'
+        : breaker === 'half_open' || this.breaker.consecutiveFailures > 0
+          ? 'degraded'
+          : 'healthy';
+    return status === 'healthy'
+      ? { status, breaker, connection }
+      : { status, breaker, connection, lastError: this.lastError };
+  }
+
+  private args(plan: DecisionPlan): (string | number)[] {
+    return decideArgs(plan, this.options.idempotencyTtlMs, this.options.scriptNow?.());
+  }
+
+  private async runPipeline(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
+    const step = await this.step(async () => {
+      const pipeline = this.redis.pipeline();
+      for (const plan of plans) callDecide(pipeline, this.args(plan));
+      return (await pipeline.exec()) ?? [];
+    });
+    if (!step.ok) return plans.map(() => step);
+    return step.value.map(([error, reply]): StepResult<ScriptOutcome> => {
+      if (error) {
+        const failure = classifyBackendError(error);
+        this.observer?.onBackendError?.(failure);
+        return { ok: false, failure };
+      }
+      return { ok: true, value: parseDecideReply(reply) };
+    });
+  }
+
+  /** Breaker admission, deadline, classification and breaker accounting around one Redis step. */
+  private async step<T>(work: () => Promise<T>): Promise<StepResult<T>> {
+    if (!this.breaker.tryAcquire()) return this.failed(new BreakerOpenError());
+    try {
+      const value = await withDeadline(work(), this.options.backendTimeoutMs);
+      this.breaker.success();
+      return { ok: true, value };
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
+  private failed(error: unknown): { ok: false; failure: BackendFailure } {
+    const failure = classifyBackendError(error);
+    if (!(error instanceof BreakerOpenError)) {
+      // A script error says nothing about availability; only timeouts and lost connections count.
+      if (failure === 'backend_error') this.breaker.release();
+      else this.breaker.failure();
+    }
+    this.observer?.onBackendError?.(failure);
+    return { ok: false, failure };
+  }
+}

@@ -1,0 +1,40 @@
+export { EngineModule } from './engine.module';
+export type { EngineModuleOptions } from './engine.module';
+export { DecisionService } from './decision.service';
+export { EngineService } from './engine.service';
+export type { EngineHealth, EngineHealthStatus } from './engine.service';
+export type { EngineOptions, PolicySetSource } from './engine.options';
+export { ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE, DECISION_OBSERVER } from './engine.constants';
+export type { DecisionObserver } from './decision-observer';
+export type { BreakerState, BreakerOptions } from './circuit-breaker';
+export type {
+  BackendFailure,
+  Decision,
+  DecisionBinding,
+  DecisionCode,
+  DecisionPolicy,
+  DecisionRequest,
+  DecisionWindow,
+} from './decision.types';
+export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
+export { MAX_IDEMPOTENCY_KEY_BYTES } from './decision-plan';
+export { createRedis } from './redis.provider';
+export type { RedisConnection } from './redis.provider';
+export { evaluateWindow } from './window-math';
+export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
+export {
+  KEY_PREFIX,
+  NO_TENANT,
+  allShardKeys,
+  denialField,
+  DENIAL_RESULTS_SUFFIX,
+  DENIAL_SAMPLE_SUFFIX,
+  encodeScope,
+  fnv1a32,
+  idempotencyKey,
+  parseDenialField,
+  shardKeys,
+  shardOf,
+  windowKey,
+} from './keys';
+export type { DenialFieldParts, ShardKeys } from './keys';

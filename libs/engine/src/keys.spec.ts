@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allShardKeys,
+  denialField,
+  encodeScope,
+  fnv1a32,
+  idempotencyKey,
+  parseDenialField,
+  shardKeys,
+  shardOf,
+  windowKey,
+} from './keys';
+
+describe('keys', () => {
+  describe(fnv1a32.name, () => {
+    it.each([
+      ['', 0x811c9dc5],
+      ['a', 0xe40c292c],
+      ['foobar', 0xbf9cf968],
+    ])('matches the published FNV-1a 32-bit vector for %j', (text, hash) => {
+      expect(fnv1a32(text)).toBe(hash);
+    });
+
+    it('hashes UTF-8 bytes, not UTF-16 code units', () => {
+      expect(fnv1a32('évian')).toBe(0x1b591f73);
+    });
+  });
+
+  describe(shardOf.name, () => {
+    it('is fnv1a32(tenant) mod shards, and the shard of `_` without a tenant', () => {
+      expect(shardOf('acme', 64)).toBe(47);
+      expect(shardOf(undefined, 64)).toBe(46);
+      expect(shardOf('acme', 1)).toBe(0);
+    });
+  });
+
+  it('builds the shard keys with the {s<N>} hash tag', () => {
+    const sut = shardKeys(7);
+    expect(sut).toEqual({
+      shard: 7,
+      base: 'tally:v1:{s7}',
+      outbox: 'tally:v1:{s7}:outbox',
+      denials: 'tally:v1:{s7}:denials',
+    });
+    expect(allShardKeys(3).map((k) => k.outbox)).toEqual([
+      'tally:v1:{s0}:outbox',
+      'tally:v1:{s1}:outbox',
+      'tally:v1:{s2}:outbox',
+    ]);
+  });
+
+  it('builds one window key per policy window, scoped by tenant', () => {
+    const shard = shardKeys(47);
+    expect(windowKey(shard, encodeScope('acme'), 'notary', 'burst', 'svc-42')).toBe(
+      'tally:v1:{s47}:w:notary:burst:acme:svc-42',
+    );
+    expect(windowKey(shard, encodeScope(undefined), 'notary', 'sustained', 'svc-42:evaluate')).toBe(
+      'tally:v1:{s47}:w:notary:sustained:_:svc-42:evaluate',
+    );
+  });
+
+  it('builds the idempotency key with the scope and the caller key verbatim', () => {
+    expect(idempotencyKey(shardKeys(7), encodeScope('acme'), 'b-77')).toBe('tally:v1:{s7}:idem:acme:b-77');
+    expect(idempotencyKey(shardKeys(7), encodeScope(undefined), 'x:y')).toBe('tally:v1:{s7}:idem:_:x:y');
+  });
+
+  describe(encodeScope.name, () => {
+    it.each([
+      ['acme', 'acme'],
+      ['a:b', 'a%3Ab'],
+      ['{x}', '%7Bx%7D'],
+      ['100%', '100%25'],
+      // a tenant literally named `_` must not share the no-tenant scope
+      ['_', '%5F'],
+      ['_x', '_x'],
+    ])('encodes %j as %j', (tenant, scope) => {
+      expect(encodeScope(tenant)).toBe(scope);
+    });
+  });
+
+  describe(parseDenialField.name, () => {
+    it('round-trips a field whose key contains | and #', () => {
+      const field = denialField(1764493200, 'notary', 'a|b#p', 'burst_quota_exhausted');
+      expect(field).toBe('1764493200|notary|a|b#p|burst_quota_exhausted');
+      expect(parseDenialField(field)).toEqual({
+        epochSecond: 1764493200,
+        policy: 'notary',
+        key: 'a|b#p',
+        reason: 'burst_quota_exhausted',
+        part: 'count',
+        countField: field,
+      });
+      expect(parseDenialField(`${field}#p`)).toMatchObject({
+        part: 'payload',
+        key: 'a|b#p',
+        countField: field,
+      });
+      expect(parseDenialField(`${field}#r`)).toMatchObject({ part: 'results', countField: field });
+    });
+
+    it.each(['', 'x|p|k|r', '12|p', '12|p|r'])('rejects %j', (field) => {
+      expect(parseDenialField(field)).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The Redis key layout of the hot path. This format is a contract: the relay reads the outbox and
+ * denial keys, `tally reseed` rebuilds window keys, operators grep them. Change it only with a new
+ * version prefix (`tally:v2`) and a migration; the unit tests pin the exact strings.
+ *
+ * Every key of one decision carries the same hash tag `{s<N>}` so the one Lua script that decides is
+ * legal on Redis Cluster (all its keys in one slot). The tag is also part of each counter's identity,
+ * so it must be a function of that identity alone: N = fnv1a32(tenant) mod shards, or the shard of
+ * `_` for requests without a tenant, and the tenant (the scope) is spelled inside each window key.
+ * Counters are therefore always per tenant; see docs/adr/0001-one-script-per-decision.md.
+ */
+
+export const KEY_PREFIX = 'tally:v1';
+/** The scope (and shard basis) of requests that carry no `tenant` selector. */
+export const NO_TENANT = '_';
+
+/** FNV-1a, 32 bit, over the UTF-8 bytes: tiny, stable across languages, good spread for short ids. */
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/**
+ * A tenant as it appears inside a key: `%`, `:`, `{`, `}` percent-encoded (as `keyOf` does for key
+ * values) and a tenant literally named `_` encoded too, so it can never share the no-tenant scope.
+ */
+export function encodeScope(tenant: string | undefined): string {
+  if (tenant === undefined) return NO_TENANT;
+  if (tenant === NO_TENANT) return '%5F';
+  return tenant.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** The shard of a decision: fnv1a32(tenant, else `_`) mod `shards`. */
+export function shardOf(tenant: string | undefined, shards: number): number {
+  return fnv1a32(tenant ?? NO_TENANT) % shards;
+}
+
+/** The keys of one shard; build once per decision with `shardKeys`, then derive window keys. */
+export interface ShardKeys {
+  readonly shard: number;
+  /** `tally:v1:{s<N>}` */
+  readonly base: string;
+  /** Stream of allowed decisions, read by the relay: `tally:v1:{s<N>}:outbox`. */
+  readonly outbox: string;
+  /**
+   * Hash of coalesced denials: field `<epochSecond>|<policy>|<key>|<reason>` → count, plus, written
+   * with the first denial of that field, `…#p` → its payload (JSON) and `…#r` → its window results
+   * (JSON). The relay drains seconds strictly older than the Redis clock and deletes them.
+   */
+  readonly denials: string;
+}
+
+export function shardKeys(shard: number): ShardKeys {
+  const base = `${KEY_PREFIX}:{s${shard}}`;
+  return { shard, base, outbox: `${base}:outbox`, denials: `${base}:denials` };
+}
+
+/** Every shard's keys: the relay iterates these to find the outbox streams. */
+export function allShardKeys(shards: number): ShardKeys[] {
+  return Array.from({ length: shards }, (_, n) => shardKeys(n));
+}
+
+/**
+ * One hash per window: `tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>`. `key` is the policy's key
+ * value as `keyOf` builds it (already encoded); `scope` is `encodeScope(tenant)`. Bucketed algorithms
+ * keep the bucket index inside the hash, so no key name depends on time and the script declares all
+ * of its keys up front.
+ */
+export function windowKey(
+  shard: ShardKeys,
+  scope: string,
+  policy: string,
+  window: string,
+  key: string,
+): string {
+  return `${shard.base}:w:${policy}:${window}:${scope}:${key}`;
+}
+
+/** `tally:v1:{s<N>}:idem:<scope>:<idempotency_key>`; the caller's key is kept verbatim (it is last). */
+export function idempotencyKey(shard: ShardKeys, scope: string, idempotencyKey: string): string {
+  return `${shard.base}:idem:${scope}:${idempotencyKey}`;
+}
+
+/** The count field of one coalesced denial (see `ShardKeys.denials`). */
+export function denialField(epochSecond: number, policy: string, key: string, reason: string): string {
+  return `${epochSecond}|${policy}|${key}|${reason}`;
+}
+
+/** Suffix of the sample-payload field beside each count field. */
+export const DENIAL_SAMPLE_SUFFIX = '#p';
+/** Suffix of the sample window-results field beside each count field. */
+export const DENIAL_RESULTS_SUFFIX = '#r';
+
+/** A denial-hash field taken apart; `part` says which of the three fields of one denial it is. */
+export interface DenialFieldParts {
+  readonly epochSecond: number;
+  readonly policy: string;
+  readonly key: string;
+  readonly reason: string;
+  readonly part: 'count' | 'payload' | 'results';
+  /** The count field this one belongs to. */
+  readonly countField: string;
+}
+
+/**
+ * Inverse of `denialField` (+ suffix). Policy names and reasons never contain `|` or `#`, so the key is
+ * whatever lies between the second and the last `|` (a key value may contain either character).
+ */
+export function parseDenialField(field: string): DenialFieldParts | undefined {
+  const part = field.endsWith(DENIAL_SAMPLE_SUFFIX)
+    ? 'payload'
+    : field.endsWith(DENIAL_RESULTS_SUFFIX)
+      ? 'results'
+      : 'count';
+  const countField = part === 'count' ? field : field.slice(0, -2);
+  const first = countField.indexOf('|');
+  const second = countField.indexOf('|', first + 1);
+  const last = countField.lastIndexOf('|');
+  if (first < 0 || second < 0 || last <= second) return undefined;
+  const epochSecond = Number(countField.slice(0, first));
+  if (!/^\d+$/.test(countField.slice(0, first)) || !Number.isSafeInteger(epochSecond)) return undefined;
+  return {
+    epochSecond,
+    policy: countField.slice(first + 1, second),
+    key: countField.slice(second + 1, last),
+    reason: countField.slice(last + 1),
+    part,
+    countField,
+  };
+}

@@ -1,0 +1,272 @@
+--[[ decide.lua: one quota decision, atomically (DESIGN §3, docs/adr/0001-one-script-per-decision.md).
+
+KEYS (all in one hash-tag slot {s<N>}, built by keys.ts):
+  KEYS[1]        outbox stream           tally:v1:{s<N>}:outbox
+  KEYS[2]        denial coalescing hash  tally:v1:{s<N>}:denials
+  KEYS[2+i]      window i state hash     tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>   (i = 1..W)
+  KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem:<scope>:<idempotency_key>      (only when ARGV[3] > 0)
+ARGV:
+  ARGV[1]  now ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
+  ARGV[2]  cost (integer >= 0, already validated: cost <= every enforce window's limit)
+  ARGV[3]  idempotency ttl ms; 0 = no idempotency key
+  ARGV[4]  request fingerprint (hex)
+  ARGV[5]  outbox payload JSON, beginning exactly with {"v":1,"outcome":"allowed",
+  ARGV[6]  W, the number of windows
+  then 5 per window i, at 6 + 5(i-1) + 1..5:
+    algorithm  f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
+    limit      positive integer
+    period     ms
+    mode       0 = enforce; k > 0 = window of the k-th shadow policy
+    tag        <policy>|<key>|<reason>: the denial field without its second, for this window
+Reply (array): status, now_ms, retry_after_ms, binding (1-based window, 0 = none), stored payload
+  ('' unless replayed), then per window: remaining, reset_ms, would_deny (0/1).
+  status: 0 denied, 1 allowed, 2 replayed (the stored decision; windows as stored), 3 idempotency
+  conflict, 4 peek (cost 0: nothing written).
+
+Nothing here re-validates what TypeScript validated; the maths mirrors window-math.ts line by line.
+--]]
+
+local PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",'
+local DAY_MS = 86400000
+
+local function num(x)
+  -- tostring() would print %.14g (exponent form past 1e14); every stored value is an integer.
+  return string.format('%.0f', x)
+end
+
+local floor = math.floor
+local ceil = math.ceil
+
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
+local cost = tonumber(ARGV[2])
+local idem_ttl = tonumber(ARGV[3])
+local fingerprint = ARGV[4]
+local payload = ARGV[5]
+local w_count = tonumber(ARGV[6])
+
+-- Idempotency replay comes first: a retried request gets the stored decision and consumes nothing.
+local idem_key = nil
+if idem_ttl > 0 and cost > 0 then
+  idem_key = KEYS[3 + w_count]
+  local stored = redis.call('GET', idem_key)
+  if stored then
+    local nl1 = string.find(stored, '\n', 1, true)
+    local nl2 = string.find(stored, '\n', nl1 + 1, true)
+    if string.sub(stored, 1, nl1 - 1) ~= fingerprint then
+      return { 3, now, 0, 0, '' }
+    end
+    local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1) }
+    for _, v in ipairs(cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))) do
+      reply[#reply + 1] = v
+    end
+    return reply
+  end
+end
+
+-- UTC months (Howard Hinnant's civil-from-days), copied from utc-month.ts.
+local function days_from_civil(year, month, day)
+  local y = year
+  if month <= 2 then y = year - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mshift = month + 9
+  if month > 2 then mshift = month - 3 end
+  local doy = floor((153 * mshift + 2) / 5) + day - 1
+  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+local function utc_month(ms)
+  local z = floor(ms / DAY_MS) + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local month = mp - 9
+  if mp < 10 then month = mp + 3 end
+  local year = yoe + era * 400
+  if month <= 2 then year = year + 1 end
+  local ny, nm = year, month + 1
+  if month == 12 then ny, nm = year + 1, 1 end
+  return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
+end
+
+-- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, ttl_ms and the
+-- hash fields to write on commit (a flat HSET argument list).
+-- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
+-- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
+-- wait after which the same cost fits, exact and never early.
+local function counter(cost, limit, state_b, state_c, bucket, reset_ms, ttl_ms)
+  local count = 0
+  if state_b == bucket then count = state_c or 0 end
+  if count + cost > limit then
+    -- retry = reset: the next bucket starts empty.
+    return false, math.max(0, limit - count), reset_ms, reset_ms, ttl_ms, nil
+  end
+  return true, limit - count - cost, reset_ms, 0, ttl_ms, { 'b', num(bucket), 'c', num(count + cost) }
+end
+
+local function evaluate(alg, limit, period, st, cost)
+  local sb, sc, sp, stt, sts = tonumber(st[1]), tonumber(st[2]), tonumber(st[3]), tonumber(st[4]), tonumber(st[5])
+  if alg == 'f' then
+    -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
+    local bucket = floor(now / period)
+    return counter(cost, limit, sb, sc, bucket, (bucket + 1) * period - now, 2 * period)
+  elseif alg == 'c' then
+    -- The state matters until the month ends; a day of slack for a clock running slightly late.
+    local index, end_ms = utc_month(now)
+    return counter(cost, limit, sb, sc, index, end_ms - now, end_ms - now + DAY_MS)
+  elseif alg == 's' then
+    -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
+    -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
+    local bucket = floor(now / period)
+    local to_end = period - (now - bucket * period)
+    local prev, cur = 0, 0
+    if sb == bucket then
+      prev, cur = sp or 0, sc or 0
+    elseif sb == bucket - 1 then
+      prev = sc or 0
+    end
+    local weighted = prev * to_end + cur * period
+    local allowed = weighted + cost * period <= limit * period
+    local spent = 0
+    if allowed then spent = cost end
+    local after = cur + spent
+    local remaining = math.max(0, floor((limit * period - weighted - spent * period) / period))
+    -- cur slides out one period after the current bucket ends; prev alone is gone when it ends.
+    local reset_ms = 0
+    if after > 0 then reset_ms = to_end + period elseif prev > 0 then reset_ms = to_end end
+    if not allowed then
+      local retry
+      if cur + cost <= limit then
+        -- prev's weight alone must shrink: t = (P - e) - floor((limit - cur - cost) * P / prev).
+        retry = to_end - floor((limit - cur - cost) * period / prev)
+      else
+        -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
+        retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
+      end
+      return false, remaining, reset_ms, retry, 2 * period, nil
+    end
+    return true, remaining, reset_ms, 0, 2 * period, { 'b', num(bucket), 'c', num(after), 'p', num(prev) }
+  else
+    -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
+    local capacity = limit * period
+    local level = capacity
+    if stt then
+      local elapsed = 0
+      if sts then elapsed = math.max(0, now - sts) end
+      level = math.min(capacity, stt + elapsed * limit)
+    end
+    local need = cost * period
+    if level < need then
+      -- wait until need - level has refilled at `limit` per ms.
+      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), period, nil
+    end
+    local after = level - need
+    local ts = now
+    if sts and sts > now then ts = sts end
+    return true, floor(after / period), ceil((capacity - after) / limit), 0, period, { 't', num(after), 'ts', num(ts) }
+  end
+end
+
+-- Evaluate every window before writing anything.
+local results = {}
+local denied_enforced = false
+local shadow_denied = {}
+local binding, binding_retry = 0, -1
+for i = 1, w_count do
+  local a = 6 + 5 * (i - 1)
+  local mode = tonumber(ARGV[a + 4])
+  local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p', 't', 'ts')
+  local ok, remaining, reset_ms, retry, ttl, fields =
+    evaluate(ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), st, cost)
+  results[i] = { ok = ok, remaining = remaining, reset = reset_ms, ttl = ttl, fields = fields, mode = mode, a = a, st = st }
+  if not ok then
+    if mode == 0 then
+      denied_enforced = true
+      -- The binding window is the denying one with the longest wait: retrying earlier is pointless.
+      if retry > binding_retry then binding, binding_retry = i, retry end
+    else
+      shadow_denied[mode] = true
+    end
+  end
+end
+
+local function reply_windows(reply)
+  for i = 1, w_count do
+    local r = results[i]
+    reply[#reply + 1] = r.remaining
+    reply[#reply + 1] = r.reset
+    if r.ok then reply[#reply + 1] = 0 else reply[#reply + 1] = 1 end
+  end
+  return reply
+end
+
+-- A window that allowed but is not committed reports its state as it is (its cost-0 view).
+local function uncommitted(r)
+  local _, remaining, reset_ms = evaluate(ARGV[r.a + 1], tonumber(ARGV[r.a + 2]), tonumber(ARGV[r.a + 3]), r.st, 0)
+  r.remaining, r.reset = remaining, reset_ms
+end
+
+-- The outbox `r` field: [{"remaining":n,"reset_ms":n,"would_deny":bool}] in window order (built by
+-- hand: cjson would encode an empty list as {}).
+local function window_results_json(flat)
+  local items = {}
+  for i = 1, w_count do
+    items[i] = '{"remaining":' .. num(flat[3 * i - 2]) .. ',"reset_ms":' .. num(flat[3 * i - 1])
+      .. ',"would_deny":' .. (flat[3 * i] == 1 and 'true' or 'false') .. '}'
+  end
+  return '[' .. table.concat(items, ',') .. ']'
+end
+
+if cost == 0 then
+  return reply_windows({ 4, now, 0, 0, '' })
+end
+
+if denied_enforced then
+  -- Nothing is committed: windows that would have allowed report their state untouched too.
+  for i = 1, w_count do
+    if results[i].ok then uncommitted(results[i]) end
+  end
+  -- A denial consumes nothing anywhere and stores no idempotency record; it is only counted, coalesced
+  -- per second, key and reason, with the first denial's payload (#p) and window results (#r) as the
+  -- sample for the audit trail.
+  local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+  local reason = string.match(field, '|([^|]*)$')
+  if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
+    redis.call('HSET', KEYS[2],
+      field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
+      field .. '#r', window_results_json(reply_windows({})))
+  end
+  return reply_windows({ 0, now, binding_retry, binding, '' })
+end
+
+-- Commit. A shadow policy commits only if all of its windows allow: it simulates enforcement exactly
+-- (an enforced policy that denies consumes nothing from any of its windows), but it never denies.
+for i = 1, w_count do
+  local r = results[i]
+  if r.mode == 0 or not shadow_denied[r.mode] then
+    redis.call('HSET', KEYS[2 + i], unpack(r.fields))
+    redis.call('PEXPIRE', KEYS[2 + i], math.max(1, r.ttl))
+  elseif r.ok then
+    -- Allowed by itself but not committed (its shadow policy would deny): report it untouched.
+    uncommitted(r)
+  end
+end
+
+local windows = reply_windows({})
+if idem_key then
+  redis.call('SET', idem_key, fingerprint .. '\n' .. cjson.encode(windows) .. '\n' .. payload, 'PX', idem_ttl)
+end
+redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json(windows))
+
+local reply = { 1, now, 0, 0, '' }
+for _, v in ipairs(windows) do reply[#reply + 1] = v end
+return reply

@@ -1,0 +1,82 @@
+import type { Algorithm, PolicyMode, WindowRole } from '@tally/policy';
+import type { ScriptOutcome } from './decide.script';
+import type { DecisionPlan } from './decision-plan';
+
+/** What `GET /v1/policies/{name}/state` shows for one window: its counters as the engine sees them. */
+export interface WindowStateView {
+  readonly name: string;
+  readonly role: WindowRole;
+  readonly algorithm: Algorithm;
+  readonly limit: number;
+  readonly period_ms: number;
+  /** Units left now. */
+  readonly remaining: number;
+  /** Milliseconds until the window is back to its full limit. */
+  readonly reset_ms: number;
+  /**
+   * The counters as stored: `bucket` + `count` (fixed/calendar), `bucket` + `current`/`previous`
+   * (sliding), `tokens` + `updated_ms` (token bucket, fractional tokens). A stored bucket older than the
+   * current one no longer counts (`remaining` says what does). Empty when nothing is counted.
+   */
+  readonly counters: Readonly<Record<string, number>>;
+}
+
+export interface PolicyStateView {
+  readonly policy: string;
+  readonly mode: PolicyMode;
+  /** The composite key value the selectors map to. */
+  readonly key: string;
+  /** Redis time of the reading, epoch ms. */
+  readonly now_ms: number;
+  readonly windows: readonly WindowStateView[];
+}
+
+export type PolicyStateResult =
+  | { readonly ok: true; readonly state: PolicyStateView }
+  | {
+      readonly ok: false;
+      readonly status: 400 | 404 | 413 | 503;
+      readonly code: string;
+      readonly message: string;
+    };
+
+export function describeState(
+  plan: DecisionPlan,
+  outcome: ScriptOutcome,
+  hashes: readonly Record<string, string>[],
+): PolicyStateResult {
+  if (outcome.kind !== 'peek') throw new Error(`state: expected a peek, got ${outcome.kind}`);
+  const { policy, key } = plan.policies[0];
+  const windows = plan.windows.map((w, i): WindowStateView => {
+    const r = outcome.windows[i];
+    return {
+      name: w.name,
+      role: w.role,
+      algorithm: w.algorithm,
+      limit: w.limit,
+      period_ms: w.periodMs,
+      remaining: r.remaining,
+      reset_ms: r.resetMs,
+      counters: counters(w.algorithm, w.periodMs, hashes[i] ?? {}),
+    };
+  });
+  return { ok: true, state: { policy: policy.name, mode: policy.mode, key, now_ms: outcome.nowMs, windows } };
+}
+
+function counters(
+  algorithm: Algorithm,
+  periodMs: number,
+  hash: Record<string, string>,
+): Record<string, number> {
+  const n = (field: string): number => Number(hash[field] ?? 0);
+  if (Object.keys(hash).length === 0) return {};
+  switch (algorithm) {
+    case 'fixed_window':
+    case 'calendar_month':
+      return { bucket: n('b'), count: n('c') };
+    case 'sliding_window':
+      return { bucket: n('b'), current: n('c'), previous: n('p') };
+    case 'token_bucket':
+      return { tokens: n('t') / periodMs, updated_ms: n('ts') };
+  }
+}

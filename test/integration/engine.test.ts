@@ -1,0 +1,561 @@
+/**
+ * The decision engine against a REAL Redis (no mocks): decide.lua, its keys, its writes, and the TS
+ * mirror of the window maths. Real: Redis (the shared one, in database 13 so that no relay running
+ * for other suites drains the outbox streams these tests inspect). Each test uses its own policy
+ * names and tenants, so keys never collide across tests or runs.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Test } from '@nestjs/testing';
+import {
+  DecisionService,
+  EngineModule,
+  EngineService,
+  allShardKeys,
+  evaluateWindow,
+  shardOf,
+  type Decision,
+  type DecisionRequest,
+  type EngineOptions,
+  type WindowState,
+} from '@tally/engine';
+import type { Algorithm, Policy, PolicySet, WindowSpec } from '@tally/policy';
+import { testEnv, uniqueName } from '@tally/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const DB = 13;
+const SHARDS = 64;
+const SECRET = 'engine-test-secret-0123456789';
+const T0 = Date.UTC(2026, 10, 30, 9, 0, 0) + 123;
+
+function policy(name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy {
+  const maxCost = Math.min(...windows.map((w) => w.limit));
+  return {
+    name,
+    match: {},
+    unless: {},
+    key: ['principal'],
+    windows,
+    maxCost,
+    onBackendFailure: 'fail_open',
+    mode: 'enforce',
+    enabled: true,
+    ...over,
+  };
+}
+const win = (
+  name: string,
+  algorithm: Algorithm,
+  limit: number,
+  periodMs: number,
+  role: WindowSpec['role'] = 'sustained',
+): WindowSpec => ({
+  name,
+  role,
+  algorithm,
+  limit,
+  periodMs,
+});
+
+/** A deterministic PRNG (mulberry32) so a failing sequence can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe(DecisionService.name, () => {
+  let redis: Redis;
+  let sutRedis: Redis;
+  let source: { current: PolicySet };
+  let fixedNow: number | undefined;
+  let sut: DecisionService;
+
+  const use = (...policies: Policy[]): void => {
+    source.current = { version: uniqueName('set'), policies, loadedAt: 0 };
+  };
+
+  beforeAll(async () => {
+    const url = new URL(testEnv().redisUrl);
+    url.pathname = `/${DB}`;
+    redis = new Redis(url.toString());
+    sutRedis = new Redis(url.toString(), { enableOfflineQueue: false, enableAutoPipelining: false });
+    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
+    source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
+    const options: EngineOptions = {
+      redis: { mode: 'single', url: url.toString() },
+      shards: SHARDS,
+      backendTimeoutMs: 2_000,
+      idempotencyTtlMs: 60_000,
+      tokenSecret: SECRET,
+      scriptNow: () => fixedNow,
+    };
+    sut = new DecisionService(new EngineService(sutRedis, options), source, options);
+  });
+
+  afterAll(async () => {
+    const keys = allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]);
+    await redis.del(...keys);
+    await Promise.all([redis.quit(), sutRedis.quit()]);
+  });
+
+  async function outboxEntriesOf(decisionIds: Set<string>): Promise<Record<string, string>[]> {
+    const found: Record<string, string>[] = [];
+    for (const shard of allShardKeys(SHARDS)) {
+      for (const [, flat] of await redis.xrange(shard.outbox, '-', '+')) {
+        const fields: Record<string, string> = {};
+        for (let i = 0; i < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+        if (decisionIds.has((JSON.parse(fields.p) as { id: string }).id)) found.push(fields);
+      }
+    }
+    return found;
+  }
+
+  it('loads decide.lua (EVALSHA after the first call) and answers', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('load');
+    use(policy(name, [win('w', 'fixed_window', 5, 60_000)]));
+    const decision = await sut.decide({ selectors: { principal: 'p' }, cost: 1 });
+    expect(decision).toMatchObject({
+      allowed: true,
+      status: 200,
+      policies: [{ name, windows: [{ remaining: 4 }] }],
+    });
+    const lua = readFileSync(resolve(__dirname, '../../libs/engine/src/lua/decide.lua'), 'utf8');
+    const sha = createHash('sha1').update(lua).digest('hex');
+    expect(await redis.call('SCRIPT', 'EXISTS', sha)).toEqual([1]);
+  });
+
+  describe.each<{ algorithm: Algorithm; limit: number; periodMs: number; maxStepMs: number }>([
+    { algorithm: 'fixed_window', limit: 10, periodMs: 60_000, maxStepMs: 25_000 },
+    { algorithm: 'sliding_window', limit: 10, periodMs: 60_000, maxStepMs: 25_000 },
+    { algorithm: 'token_bucket', limit: 10, periodMs: 60_000, maxStepMs: 9_000 },
+    { algorithm: 'calendar_month', limit: 10, periodMs: 31 * 86_400_000, maxStepMs: 9 * 86_400_000 },
+  ])('$algorithm: the Lua script agrees with the TS mirror', ({ algorithm, limit, periodMs, maxStepMs }) => {
+    it('step by step on a random walk around load factor 1.0 (results and stored hash)', async () => {
+      const name = uniqueName('mirror');
+      const spec = win('w', algorithm, limit, periodMs);
+      use(policy(name, [spec]));
+      const tenant = uniqueName('t');
+      const random = prng(42);
+      let mirror: WindowState = {};
+      let now = T0;
+      let denials = 0;
+      for (let step = 0; step < 120; step++) {
+        now += Math.floor(random() * random() * maxStepMs);
+        const cost = Math.floor(random() * 5);
+        fixedNow = now;
+        const decision = await sut.decide({ selectors: { tenant, principal: 'p' }, cost });
+        const expected = evaluateWindow(spec, mirror, now, cost);
+        const window = decision.policies[0].windows[0];
+        expect({
+          step,
+          allowed: decision.allowed,
+          remaining: window.remaining,
+          reset_ms: window.reset_ms,
+          retry: decision.retry_after_ms,
+        }).toEqual({
+          step,
+          allowed: expected.allowed,
+          remaining: expected.remaining,
+          reset_ms: expected.resetMs,
+          retry: expected.retryAfterMs,
+        });
+        if (!expected.allowed) denials++;
+        mirror = expected.nextState;
+      }
+      const state = await sut.state(name, { tenant, principal: 'p' });
+      expect(state.ok).toBe(true);
+      const stored = await redis.hgetall(`tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:w:${tenant}:p`);
+      expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
+      // the walk must have hit the limit often, or it proved little about the edge
+      expect(denials).toBeGreaterThan(10);
+    });
+  });
+
+  it('allows exactly the limit out of 500 parallel decisions', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('race');
+    use(policy(name, [win('w', 'fixed_window', 100, 3_600_000)], { maxCost: 1 }));
+    const tenant = uniqueName('t');
+    const decisions = await Promise.all(
+      Array.from({ length: 500 }, () => sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 })),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    expect(decisions.filter((d) => d.status === 429)).toHaveLength(400);
+    const allowedIds = new Set(decisions.filter((d) => d.allowed).map((d) => d.decision_id));
+    expect(await outboxEntriesOf(allowedIds)).toHaveLength(100);
+  });
+
+  it('a burst denial consumes nothing from sustained, and a sustained denial nothing from burst', async () => {
+    const name = uniqueName('bs');
+    use(
+      policy(
+        name,
+        [win('burst', 'token_bucket', 5, 1_000, 'burst'), win('sustained', 'fixed_window', 8, 3_600_000)],
+        { maxCost: 5 },
+      ),
+    );
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0);
+    for (let i = 0; i < 5; i++) expect((await sut.decide({ selectors: sel, cost: 1 })).allowed).toBe(true);
+    // when burst is empty
+    const burstDenied = await sut.decide({ selectors: sel, cost: 1 });
+    // then the denial names burst and sustained still has 3 left (8 − 5)
+    expect(burstDenied).toMatchObject({
+      allowed: false,
+      reason: 'burst_quota_exhausted',
+      retry_after_ms: 200,
+      binding: { window: 'burst' },
+    });
+    expect(burstDenied.policies[0].windows[1]).toMatchObject({ name: 'sustained', remaining: 3 });
+
+    fixedNow += 1_000; // burst is full again
+    expect((await sut.decide({ selectors: sel, cost: 3 })).allowed).toBe(true);
+    // when sustained is exhausted
+    const sustainedDenied = await sut.decide({ selectors: sel, cost: 1 });
+    expect(sustainedDenied).toMatchObject({
+      allowed: false,
+      reason: 'sustained_quota_exhausted',
+      binding: { window: 'sustained' },
+    });
+    // then burst kept its 2 tokens (5 − 3): the denial took nothing from it
+    expect(sustainedDenied.policies[0].windows[0]).toMatchObject({ name: 'burst', remaining: 2 });
+    const peek = await sut.decide({ selectors: sel, cost: 0 });
+    expect(peek.policies[0].windows.map((w) => w.remaining)).toEqual([2, 0]);
+  });
+
+  it('binds the denial to the window with the longest wait', async () => {
+    const name = uniqueName('bind');
+    use(
+      policy(name, [win('short', 'fixed_window', 2, 1_000, 'burst'), win('long', 'fixed_window', 2, 60_000)]),
+    );
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0);
+    await sut.decide({ selectors: sel, cost: 2 });
+    const denied = await sut.decide({ selectors: sel, cost: 1 });
+    expect(denied).toMatchObject({
+      reason: 'sustained_quota_exhausted',
+      retry_after_ms: 60_000,
+      binding: { window: 'long' },
+    });
+  });
+
+  it('replays an idempotent decision without consuming, writes one outbox entry, and 409s on a different request', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('idem');
+    use(policy(name, [win('w', 'fixed_window', 10, 3_600_000)]));
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+    const first = await sut.decide({ selectors: sel, cost: 3, idempotency_key: 'b-77' });
+    const again = await sut.decide({
+      selectors: { ...sel, principal: ' p ' },
+      cost: 3,
+      idempotency_key: 'b-77',
+    });
+    expect(first).toMatchObject({ allowed: true, replayed: false });
+    expect(again).toMatchObject({
+      allowed: true,
+      replayed: true,
+      decision_id: first.decision_id,
+      policies: first.policies,
+    });
+    expect((await sut.decide({ selectors: sel, cost: 0 })).policies[0].windows[0].remaining).toBe(7);
+    expect(await outboxEntriesOf(new Set([first.decision_id]))).toHaveLength(1);
+
+    const conflict = await sut.decide({ selectors: sel, cost: 4, idempotency_key: 'b-77' });
+    expect(conflict).toMatchObject({ allowed: false, status: 409, code: 'idempotency.conflict' });
+    expect((await sut.decide({ selectors: sel, cost: 0 })).policies[0].windows[0].remaining).toBe(7);
+  });
+
+  it('stores no idempotency record for a denial: a retry is evaluated afresh', async () => {
+    const name = uniqueName('idemdeny');
+    use(policy(name, [win('w', 'fixed_window', 2, 60_000)]));
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0);
+    await sut.decide({ selectors: sel, cost: 2 });
+    expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key: 'k' })).toMatchObject({
+      status: 429,
+    });
+    fixedNow += 60_000;
+    expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key: 'k' })).toMatchObject({
+      status: 200,
+      replayed: false,
+    });
+  });
+
+  it('lets a request fall through a disabled policy of a group to the next one', async () => {
+    fixedNow = undefined;
+    const [off, next, later] = [uniqueName('off'), uniqueName('next'), uniqueName('later')];
+    const w = [win('w', 'fixed_window', 10, 60_000)];
+    use(
+      policy(off, w, { group: 'g', enabled: false }),
+      policy(next, w, { group: 'g' }),
+      policy(later, w, { group: 'g' }),
+    );
+    const decision = await sut.decide({ selectors: { tenant: uniqueName('t'), principal: 'p' }, cost: 1 });
+    expect(decision.policies.map((p) => p.name)).toEqual([next]);
+    expect(decision.policies[0].windows[0].remaining).toBe(9);
+  });
+
+  it('shadow: counts, never denies, reports would_deny, and commits only what it would have allowed', async () => {
+    const [enforced, shadow] = [uniqueName('enf'), uniqueName('shadow')];
+    use(
+      policy(enforced, [win('w', 'fixed_window', 100, 60_000)]),
+      policy(shadow, [win('a', 'fixed_window', 2, 60_000, 'burst'), win('b', 'fixed_window', 50, 60_000)], {
+        mode: 'shadow',
+      }),
+    );
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const results: Decision[] = [];
+    for (let i = 0; i < 3; i++) results.push(await sut.decide({ selectors: sel, cost: 1 }));
+    expect(results.map((d) => d.allowed)).toEqual([true, true, true]);
+    expect(results.map((d) => d.policies[1].would_deny)).toEqual([false, false, true]);
+    // the third request would have been denied by `a`, so `b` (of the same shadow policy) kept 48
+    expect(results[2].policies[1].windows.map((w) => [w.name, w.remaining])).toEqual([
+      ['a', 0],
+      ['b', 48],
+    ]);
+    expect(results[2].policies[0].windows[0].remaining).toBe(97);
+    expect(results[2].binding).toMatchObject({ policy: enforced });
+    const [entry] = await outboxEntriesOf(new Set([results[2].decision_id]));
+    expect(JSON.parse(entry.r)).toEqual([
+      { remaining: 97, reset_ms: 60_000, would_deny: false },
+      { remaining: 0, reset_ms: 60_000, would_deny: true },
+      { remaining: 48, reset_ms: 60_000, would_deny: false },
+    ]);
+  });
+
+  it('cost 0 is a peek: it writes no key and no outbox entry', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('peek');
+    use(policy(name, [win('w', 'sliding_window', 10, 60_000), win('b', 'token_bucket', 5, 1_000, 'burst')]));
+    const tenant = uniqueName('t');
+    const decision = await sut.decide({
+      selectors: { tenant, principal: 'p' },
+      cost: 0,
+      idempotency_key: 'peek',
+    });
+    expect(decision).toMatchObject({ allowed: true, status: 200 });
+    expect(decision.policies[0].windows.map((w) => w.remaining)).toEqual([10, 5]);
+    expect(await redis.keys(`tally:v1:*:${name}:*`)).toEqual([]);
+    expect(await redis.keys(`tally:v1:*:idem:${tenant}:*`)).toEqual([]);
+    expect(await outboxEntriesOf(new Set([decision.decision_id]))).toEqual([]);
+  });
+
+  it('writes the outbox entry exactly: p (the payload), t (decision time), r (window results)', async () => {
+    const name = uniqueName('outbox');
+    use(
+      policy(name, [
+        win('burst', 'token_bucket', 10, 1_000, 'burst'),
+        win('sustained', 'fixed_window', 100, 60_000),
+      ]),
+    );
+    const tenant = uniqueName('t');
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0) + 250;
+    const decision = await sut.decide({
+      selectors: { tenant, principal: 'svc-42', token: 'sk-raw-token' },
+      attributes: { plan: 'pro' },
+      cost: 3,
+      idempotency_key: 'ob-1',
+    });
+    const entries = await outboxEntriesOf(new Set([decision.decision_id]));
+    expect(entries).toHaveLength(1);
+    const [entry] = entries;
+    expect(Object.keys(entry).sort()).toEqual(['p', 'r', 't']);
+    expect(entry.t).toBe(String(fixedNow));
+    expect(entry.r).toBe(
+      '[{"remaining":7,"reset_ms":300,"would_deny":false},{"remaining":97,"reset_ms":59750,"would_deny":false}]',
+    );
+    const payload = JSON.parse(entry.p) as Record<string, unknown>;
+    expect(payload).toEqual({
+      v: 1,
+      outcome: 'allowed',
+      id: decision.decision_id,
+      policy_set_version: source.current.version,
+      tenant,
+      selectors: { tenant, principal: 'svc-42', token: expect.stringMatching(/^t_[A-Za-z0-9_-]{22}$/) },
+      attributes: { plan: 'pro' },
+      cost: 3,
+      idempotency_key: 'ob-1',
+      policies: [
+        {
+          name,
+          mode: 'enforce',
+          key: 'svc-42',
+          windows: [
+            { name: 'burst', role: 'burst', limit: 10 },
+            { name: 'sustained', role: 'sustained', limit: 100 },
+          ],
+        },
+      ],
+    });
+    expect(entry.p).not.toContain('sk-raw-token');
+  });
+
+  it('coalesces denials per second, key and reason, with one sample payload', async () => {
+    const name = uniqueName('deny');
+    use(policy(name, [win('w', 'fixed_window', 1, 60_000, 'burst')]));
+    const tenant = uniqueName('t');
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0) + 10;
+    await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+    const denied = await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+    await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+    const denials = `tally:v1:{s${shardOf(tenant, SHARDS)}}:denials`;
+    const field = `${Math.floor(fixedNow / 1000)}|${name}|p|burst_quota_exhausted`;
+    expect(await redis.hget(denials, field)).toBe('2');
+    const sample = JSON.parse((await redis.hget(denials, `${field}#p`)) ?? '{}') as Record<string, unknown>;
+    expect(sample).toMatchObject({
+      v: 1,
+      outcome: 'denied',
+      reason: 'burst_quota_exhausted',
+      id: denied.decision_id,
+      tenant,
+    });
+    expect(await redis.hget(denials, `${field}#r`)).toBe(
+      '[{"remaining":0,"reset_ms":59990,"would_deny":true}]',
+    );
+    expect(await outboxEntriesOf(new Set([denied.decision_id]))).toEqual([]);
+  });
+
+  it('allows a request no policy applies to, with policies [] and still one ledger entry', async () => {
+    fixedNow = undefined;
+    use(policy(uniqueName('other'), [win('w', 'fixed_window', 1, 60_000)], { match: { route: ['never'] } }));
+    const decision = await sut.decide({
+      selectors: { tenant: uniqueName('t') },
+      cost: 5,
+      idempotency_key: 'u-1',
+    });
+    expect(decision).toMatchObject({ allowed: true, status: 200, policies: [], binding: null });
+    const [entry] = await outboxEntriesOf(new Set([decision.decision_id]));
+    expect(entry.r).toBe('[]');
+  });
+
+  it('refuses bad input with a 4xx before touching Redis', async () => {
+    const name = uniqueName('bad');
+    use(policy(name, [win('w', 'fixed_window', 5, 60_000)], { key: ['tenant', 'principal'] }));
+    const tenant = uniqueName('t');
+    const outcomes = await Promise.all([
+      sut.decide({ selectors: { tenant }, cost: 1 }),
+      sut.decide({ selectors: { tenant, principal: 'x'.repeat(257) }, cost: 1 }),
+      sut.decide({ selectors: { tenant, principal: 'p' }, cost: 6 }),
+      sut.decide({ selectors: { tenant, principal: 'p' }, cost: 2.5 }),
+    ]);
+    expect(outcomes.map((d) => [d.status, d.code, d.reason])).toEqual([
+      [400, 'selector.identity_missing', 'selector_identity_missing'],
+      [400, 'selector.identity_invalid', 'selector_identity_invalid'],
+      [413, 'cost.too_large', null],
+      [400, 'cost.invalid', null],
+    ]);
+    expect(await redis.keys(`tally:v1:*:${name}:*`)).toEqual([]);
+  });
+
+  it('decides a batch in one pipeline, each request on its own', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('batch');
+    use(policy(name, [win('w', 'fixed_window', 3, 3_600_000)]));
+    const tenants = [uniqueName('t'), uniqueName('t')];
+    const requests: DecisionRequest[] = [0, 1, 2, 3].flatMap(() =>
+      tenants.map((tenant) => ({ selectors: { tenant, principal: 'p' }, cost: 1 })),
+    );
+    requests.push({ selectors: { tenant: tenants[0] }, cost: 1 });
+    const decisions = await sut.decideBatch(requests);
+    expect(decisions.map((d) => d.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 400]);
+  });
+
+  it('reports the state of one policy: counters, remaining and reset', async () => {
+    const name = uniqueName('state');
+    use(
+      policy(name, [win('w', 'sliding_window', 10, 60_000), win('b', 'token_bucket', 4, 1_000, 'burst')], {
+        match: { route: ['evaluate'] },
+      }),
+    );
+    const sel = { tenant: uniqueName('t'), principal: 'p', route: 'evaluate' };
+    fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0) + 15_000;
+    await sut.decide({ selectors: sel, cost: 3 });
+    // the state endpoint needs no route: it reads the policy's windows for the key, matched or not
+    const result = await sut.state(name, { tenant: sel.tenant, principal: 'p' });
+    expect(result).toEqual({
+      ok: true,
+      state: {
+        policy: name,
+        mode: 'enforce',
+        key: 'p',
+        now_ms: fixedNow,
+        windows: [
+          {
+            name: 'w',
+            role: 'sustained',
+            algorithm: 'sliding_window',
+            limit: 10,
+            period_ms: 60_000,
+            remaining: 7,
+            reset_ms: 105_000,
+            counters: { bucket: Math.floor(fixedNow / 60_000), current: 3, previous: 0 },
+          },
+          {
+            name: 'b',
+            role: 'burst',
+            algorithm: 'token_bucket',
+            limit: 4,
+            period_ms: 1_000,
+            remaining: 1,
+            reset_ms: 750,
+            counters: { tokens: 1, updated_ms: fixedNow },
+          },
+        ],
+      },
+    });
+    expect(await sut.state('no-such-policy', {})).toMatchObject({ ok: false, status: 404 });
+    expect(await sut.state(name, { tenant: sel.tenant })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'selector.identity_missing',
+    });
+  });
+
+  it('wires through EngineModule.forRoot with a policy source object', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('module');
+    const url = new URL(testEnv().redisUrl);
+    url.pathname = `/${DB}`;
+    const set: PolicySet = {
+      version: 'm',
+      policies: [policy(name, [win('w', 'fixed_window', 2, 60_000)])],
+      loadedAt: 0,
+    };
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        EngineModule.forRoot({
+          options: {
+            redis: { mode: 'single', url: url.toString() },
+            shards: SHARDS,
+            backendTimeoutMs: 2_000,
+            idempotencyTtlMs: 60_000,
+            tokenSecret: SECRET,
+          },
+          policySource: { current: set },
+        }),
+      ],
+    }).compile();
+    await moduleRef.init();
+    try {
+      const decisions = moduleRef.get(DecisionService);
+      const d = await decisions.decide({ selectors: { tenant: uniqueName('t'), principal: 'p' }, cost: 2 });
+      expect(d).toMatchObject({ allowed: true, policies: [{ name, windows: [{ remaining: 0 }] }] });
+      expect(moduleRef.get(EngineService).health()).toEqual({
+        status: 'healthy',
+        breaker: 'closed',
+        connection: 'ready',
+      });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+});
