@@ -1,0 +1,131 @@
+import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+import { PolicyOutcomeV1, WindowStateV1 } from './event-parts.v1';
+import {
+  CLOUDEVENTS_SPECVERSION,
+  DECISION_EVENT_TYPE,
+  EVENT_DATA_CONTENT_TYPE,
+  EVENT_SOURCE,
+  USAGE_EVENT_TYPE,
+} from './event-types';
+import {
+  decodeOutboxEntry,
+  type OutboxEntry,
+  type OutboxPayload,
+  type OutboxWindowResult,
+} from './outbox-payload';
+import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+
+/**
+ * The usage event of an outbox entry, or null when the decision spent nothing (cost 0 reports state
+ * and consumes nothing, so it is not commercial usage) or was not allowed.
+ * @throws OutboxEntryError when the entry is malformed.
+ */
+export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
+  const { payload, timeMs, results } = decodeOutboxEntry(entry);
+  if (payload.cost <= 0 || payload.outcome === 'denied') return null;
+  const data = Object.assign(new UsageDataV1(), {
+    policy_set_version: payload.policy_set_version,
+    ...optional('tenant', payload.tenant),
+    selectors: { ...payload.selectors },
+    attributes: { ...payload.attributes },
+    cost: payload.cost,
+    outcome: payload.outcome,
+    ...optional('degraded_cause', payload.degraded_cause),
+    ...optional('idempotency_key', payload.idempotency_key),
+    policies: policyOutcomes(payload, results),
+  });
+  return Object.assign(new UsageEventV1(), envelope(payload, timeMs), { type: USAGE_EVENT_TYPE, data });
+}
+
+/**
+ * The decision event of an outbox entry (every entry has one).
+ * @throws OutboxEntryError when the entry is malformed.
+ */
+export function decisionEventFromOutbox(entry: OutboxEntry): DecisionEventV1 {
+  const { payload, timeMs, results } = decodeOutboxEntry(entry);
+  return decisionEvent(payload, timeMs, results, { id: payload.id, count: 1 });
+}
+
+/** Shared by single decisions and coalesced denials; `overrides` carries what differs. */
+export function decisionEvent(
+  payload: OutboxPayload,
+  timeMs: number,
+  results: readonly OutboxWindowResult[],
+  overrides: { id: string; count: number; outcome?: 'denied'; reason?: OutboxPayload['reason'] },
+): DecisionEventV1 {
+  const outcome = overrides.outcome ?? payload.outcome;
+  const reason = overrides.reason ?? payload.reason;
+  const data = Object.assign(new DecisionDataV1(), {
+    policy_set_version: payload.policy_set_version,
+    ...optional('tenant', payload.tenant),
+    selectors: { ...payload.selectors },
+    attributes: { ...payload.attributes },
+    cost: payload.cost,
+    outcome,
+    ...optional('reason', outcome === 'denied' ? reason : undefined),
+    ...optional('degraded_cause', payload.degraded_cause),
+    ...optional('idempotency_key', payload.idempotency_key),
+    count: overrides.count,
+    policies: policyOutcomes(payload, results),
+  });
+  return Object.assign(new DecisionEventV1(), envelope({ ...payload, id: overrides.id }, timeMs), {
+    type: DECISION_EVENT_TYPE,
+    data,
+  });
+}
+
+/**
+ * The Kafka message key: the tenant, else the subject's key, so one tenant's (or one key's) events
+ * stay ordered in one partition. Falls back to the id for decisions no policy applied to.
+ */
+export function kafkaKeyOf(event: UsageEventV1 | DecisionEventV1): string {
+  // typeof, not `!== undefined`: a consumed event may carry null for an absent optional field.
+  if (typeof event.data.tenant === 'string') return event.data.tenant;
+  const subject = event.subject;
+  // Policy names never contain '/', so the key is everything after the first one.
+  if (typeof subject === 'string') return subject.slice(subject.indexOf('/') + 1);
+  return event.id;
+}
+
+function envelope(payload: OutboxPayload, timeMs: number) {
+  const first = payload.policies[0];
+  return {
+    specversion: CLOUDEVENTS_SPECVERSION,
+    id: payload.id,
+    source: EVENT_SOURCE,
+    time: new Date(timeMs).toISOString(),
+    ...optional('subject', first === undefined ? undefined : `${first.name}/${first.key}`),
+    datacontenttype: EVENT_DATA_CONTENT_TYPE,
+  } as const;
+}
+
+function policyOutcomes(payload: OutboxPayload, results: readonly OutboxWindowResult[]): PolicyOutcomeV1[] {
+  let next = 0;
+  return payload.policies.map((policy) =>
+    Object.assign(new PolicyOutcomeV1(), {
+      name: policy.name,
+      mode: policy.mode,
+      key: policy.key,
+      windows: policy.windows.map((window) => {
+        const result = results[next++];
+        return Object.assign(new WindowStateV1(), {
+          name: window.name,
+          role: window.role,
+          limit: window.limit,
+          ...(result === undefined
+            ? {}
+            : {
+                remaining: result.remaining,
+                reset_ms: result.reset_ms,
+                would_deny: result.would_deny === true,
+              }),
+        });
+      }),
+    }),
+  );
+}
+
+/** Optional fields are omitted, never `undefined`/`null`, so the JSON stays minimal and validates. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

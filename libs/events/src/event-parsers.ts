@@ -1,0 +1,136 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+import { decisionEventProblem, usageEventProblem } from './event-guards';
+import { PolicyOutcomeV1, WindowStateV1 } from './event-parts.v1';
+import { DECISION_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
+import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+
+/** A consumed message: the validated event, or why it was rejected (the dead-letter reason). */
+export type ParseResult<E> =
+  { readonly ok: true; readonly event: E } | { readonly ok: false; readonly reason: string };
+
+export type LedgerEvent = UsageEventV1 | DecisionEventV1;
+
+interface EventKind<E> {
+  readonly type: string;
+  readonly envelope: new () => E;
+  readonly data: new () => object;
+  readonly problem: (event: Record<string, unknown>) => string | null;
+}
+
+const USAGE: EventKind<UsageEventV1> = {
+  type: USAGE_EVENT_TYPE,
+  envelope: UsageEventV1,
+  data: UsageDataV1,
+  problem: usageEventProblem,
+};
+const DECISION: EventKind<DecisionEventV1> = {
+  type: DECISION_EVENT_TYPE,
+  envelope: DecisionEventV1,
+  data: DecisionDataV1,
+  problem: decisionEventProblem,
+};
+
+/** Validates a `tally.usage.v1` message as read from Kafka. */
+export function parseUsageEvent(message: Buffer | string): ParseResult<UsageEventV1> {
+  return parseAs(USAGE, message);
+}
+
+/** Validates a `tally.decision.v1` message as read from Kafka. */
+export function parseDecisionEvent(message: Buffer | string): ParseResult<DecisionEventV1> {
+  return parseAs(DECISION, message);
+}
+
+/** Validates either event type, chosen by its `type` attribute (for a consumer of both topics). */
+export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEvent> {
+  const plain = parseJson(message);
+  if (!plain.ok) return plain;
+  switch (plain.event.type) {
+    case USAGE_EVENT_TYPE:
+      return validated(USAGE, plain.event);
+    case DECISION_EVENT_TYPE:
+      return validated(DECISION, plain.event);
+    default:
+      return { ok: false, reason: `type: unknown event type ${JSON.stringify(plain.event.type)}` };
+  }
+}
+
+function parseAs<E extends LedgerEvent>(kind: EventKind<E>, message: Buffer | string): ParseResult<E> {
+  const plain = parseJson(message);
+  if (!plain.ok) return plain;
+  // The type is checked first so a message on the wrong topic gets one clear reason, not twenty.
+  if (plain.event.type !== kind.type) {
+    return { ok: false, reason: `type: expected ${kind.type}, got ${JSON.stringify(plain.event.type)}` };
+  }
+  return validated(kind, plain.event);
+}
+
+function parseJson(message: Buffer | string): ParseResult<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof message === 'string' ? message : message.toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'not a JSON object' };
+  }
+  return { ok: true, event: value as Record<string, unknown> };
+}
+
+/**
+ * The fast guard decides; class-validator explains. A valid event (the normal case) never pays for
+ * class-transformer/class-validator; a rejected one gets every problem listed, as the DTOs word it.
+ */
+function validated<E extends LedgerEvent>(
+  kind: EventKind<E>,
+  plain: Record<string, unknown>,
+): ParseResult<E> {
+  const problem = kind.problem(plain);
+  if (problem === null) return { ok: true, event: hydrate(kind, plain) };
+  const event = plainToInstance(kind.envelope, plain, { enableImplicitConversion: false });
+  const errors = validateSync(event, { forbidUnknownValues: true, validationError: { target: false } });
+  const reasons = describe(errors);
+  return { ok: false, reason: reasons.length > 0 ? reasons.join('; ') : `${problem}: invalid` };
+}
+
+/**
+ * Gives the checked plain objects their classes (cheaper than class-transformer's deep copy) and
+ * drops null optional fields, which @IsOptional lets through, so the types' `field?: T` holds.
+ */
+function hydrate<E extends LedgerEvent>(kind: EventKind<E>, plain: Record<string, unknown>): E {
+  const data = plain.data as { policies: { windows: object[] }[] };
+  const policies = data.policies.map((policy) =>
+    Object.assign(new PolicyOutcomeV1(), policy, {
+      windows: policy.windows.map((window) => Object.assign(new WindowStateV1(), withoutNulls(window))),
+    }),
+  );
+  return Object.assign(new kind.envelope(), withoutNulls(plain), {
+    data: Object.assign(new kind.data(), withoutNulls(data), { policies }),
+  });
+}
+
+function withoutNulls<T extends object>(value: T): T {
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, field] of Object.entries(value)) {
+    if (field !== null) continue;
+    copy ??= { ...value } as Record<string, unknown>;
+    delete copy[key];
+  }
+  return (copy ?? value) as T;
+}
+
+/** `data.policies[0].windows[1].limit: limit must be an integer number`, one per problem. */
+function describe(errors: readonly ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent === ''
+        ? error.property
+        : `${parent}.${error.property}`;
+    const own = Object.values(error.constraints ?? {}).map((message) => `${path}: ${message}`);
+    return [...own, ...describe(error.children ?? [], path)];
+  });
+}

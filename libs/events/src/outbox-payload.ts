@@ -1,0 +1,157 @@
+import type { DenyReason } from './deny-reasons';
+import type { DecisionOutcome } from './event-types';
+
+/**
+ * What the decision API hands the Lua script for the outbox stream (`tally:v1:{s<N>}:outbox`), field
+ * `p`, built in TypeScript before the script runs. The script appends it unchanged for every allowed
+ * decision, next to `t` (Redis time, ms) and `r` (per-window results). The relay turns the entry into
+ * events with the builders of this lib, so this is the contract between engine and ledger.
+ */
+export interface OutboxPayload {
+  /** Payload format version; a relay refuses versions it does not know rather than guess. */
+  readonly v: 1;
+  /** Decision id (ULID); becomes the CloudEvents `id`, so relay retries deduplicate downstream. */
+  readonly id: string;
+  /** Content hash of the policy set that decided; the ledger says which rules were in force. */
+  readonly policy_set_version: string;
+  /** The `tenant` selector, when given: the Kafka key, so one tenant's events stay in order. */
+  readonly tenant?: string;
+  /** Normalized selectors; `token` already replaced by its HMAC (never a raw token). */
+  readonly selectors: Readonly<Record<string, string>>;
+  /** Free request attributes used by match/unless; recorded so `tally simulate` can re-evaluate. */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** Units the caller asked to spend (integer ≥ 0). */
+  readonly cost: number;
+  /** The caller's idempotency key, when given (≤ 256 bytes). */
+  readonly idempotency_key?: string;
+  /** Outcome as known when the entry is written; allowed entries say `allowed`. */
+  readonly outcome: DecisionOutcome;
+  /** Deny reason, only with `denied`. */
+  readonly reason?: DenyReason;
+  /** Backend failure behind a `degraded` outcome (e.g. `backend_timeout`). */
+  readonly degraded_cause?: string;
+  /** Every applicable policy in evaluation order; the first one names the event's `subject`. */
+  readonly policies: readonly OutboxPolicy[];
+}
+
+/** One applicable policy of a decision. */
+export interface OutboxPolicy {
+  /** Policy name (`[a-z0-9][a-z0-9_.-]{0,63}`). */
+  readonly name: string;
+  /** `shadow` policies count but never deny; they report `would_deny`. */
+  readonly mode: 'enforce' | 'shadow';
+  /** The composite key value of this policy for the request (its key dims joined by the engine). */
+  readonly key: string;
+  /** The policy's windows in declaration order; `r` carries one result per window in this order. */
+  readonly windows: readonly OutboxWindow[];
+}
+
+/** Static facts of one window, known before the script runs. */
+export interface OutboxWindow {
+  /** Window name, unique within its policy. */
+  readonly name: string;
+  /** Which deny reason this window produces. */
+  readonly role: 'burst' | 'sustained';
+  /** Units per period (token bucket: capacity). */
+  readonly limit: number;
+}
+
+/** The script's result for one window, in payload window order (policies flattened). */
+export interface OutboxWindowResult {
+  /** Units left after this decision. */
+  readonly remaining: number;
+  /** Milliseconds until the window resets (token bucket: until one unit refills). */
+  readonly reset_ms: number;
+  /** True when this window could not have afforded the cost (for shadow windows: it would deny). */
+  readonly would_deny: boolean;
+}
+
+/** One outbox stream entry as read with XREADGROUP: every field is a string. */
+export interface OutboxEntry {
+  /** `OutboxPayload` as JSON. */
+  readonly p: string;
+  /** Redis server time of the decision, epoch milliseconds, decimal. */
+  readonly t: string;
+  /** JSON array of `OutboxWindowResult`, one per payload window. */
+  readonly r: string;
+}
+
+/** An outbox entry that cannot become an event; the relay must park it, never drop it silently. */
+export class OutboxEntryError extends Error {
+  constructor(reason: string) {
+    super(`invalid outbox entry: ${reason}`);
+    this.name = OutboxEntryError.name;
+  }
+}
+
+/** A decoded entry; structure checked, values trusted (the engine wrote them). */
+export interface DecodedOutboxEntry {
+  readonly payload: OutboxPayload;
+  readonly timeMs: number;
+  /** One result per window, policies flattened in payload order; empty when `r` was absent. */
+  readonly results: readonly OutboxWindowResult[];
+}
+
+export function decodeOutboxEntry(entry: { p: string; t: string; r?: string }): DecodedOutboxEntry {
+  const payload = decodePayload(entry.p);
+  const timeMs = decodeTime(entry.t);
+  const results = entry.r === undefined || entry.r === '' ? [] : decodeResults(entry.r);
+  const windows = payload.policies.reduce((n, policy) => n + policy.windows.length, 0);
+  if (results.length > 0 && results.length !== windows) {
+    throw new OutboxEntryError(`r has ${results.length} results for ${windows} windows`);
+  }
+  return { payload, timeMs, results };
+}
+
+function decodePayload(p: string): OutboxPayload {
+  const value = parseJson(p, 'p');
+  if (!isObject(value)) throw new OutboxEntryError('p is not a JSON object');
+  if (value.v !== 1) throw new OutboxEntryError(`unknown payload version ${JSON.stringify(value.v)}`);
+  if (typeof value.id !== 'string' || value.id === '') throw new OutboxEntryError('p.id is missing');
+  if (typeof value.policy_set_version !== 'string') {
+    throw new OutboxEntryError('p.policy_set_version is missing');
+  }
+  if (typeof value.cost !== 'number') throw new OutboxEntryError('p.cost is not a number');
+  if (!isObject(value.selectors) || !isObject(value.attributes)) {
+    throw new OutboxEntryError('p.selectors and p.attributes must be objects');
+  }
+  const policies = value.policies;
+  if (!Array.isArray(policies)) throw new OutboxEntryError('p.policies is not an array');
+  policies.forEach((policy: unknown, i) => {
+    if (!isObject(policy) || typeof policy.name !== 'string' || !Array.isArray(policy.windows)) {
+      throw new OutboxEntryError(`p.policies[${i}] needs a name and windows`);
+    }
+  });
+  return value as unknown as OutboxPayload;
+}
+
+function decodeTime(t: string): number {
+  const ms = /^\d{1,16}$/.test(t) ? Number(t) : NaN;
+  if (!Number.isSafeInteger(ms)) throw new OutboxEntryError(`t is not epoch milliseconds: ${t}`);
+  return ms;
+}
+
+function decodeResults(r: string): OutboxWindowResult[] {
+  const value = parseJson(r, 'r');
+  // Lua's cjson encodes an empty table as `{}`: that is the empty result list, not an error.
+  if (isObject(value) && Object.keys(value).length === 0) return [];
+  if (!Array.isArray(value)) throw new OutboxEntryError('r is not a JSON array');
+  value.forEach((result: unknown, i) => {
+    if (!isObject(result) || typeof result.remaining !== 'number' || typeof result.reset_ms !== 'number') {
+      throw new OutboxEntryError(`r[${i}] needs remaining and reset_ms`);
+    }
+  });
+  return value as OutboxWindowResult[];
+}
+
+function parseJson(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new OutboxEntryError(`${field} is not JSON`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,329 @@
+import {
+  decisionEventFromOutbox,
+  denialEvent,
+  usageEventFromOutbox,
+  type DecisionEventV1,
+  type OutboxPayload,
+  type UsageEventV1,
+} from '@tally/events';
+import { describe, expect, it } from 'vitest';
+import { foldEvents, UNMATCHED_POLICY } from './fold-events';
+
+const T0 = Date.parse('2026-11-30T23:59:59.900Z');
+const ID_A = '01JD5Z8M3KQ7W4X9T2B6N0R1CA';
+const ID_B = '01JD5Z8M3KQ7W4X9T2B6N0R1CB';
+const ID_C = '01JD5Z8M3KQ7W4X9T2B6N0R1CC';
+const ms = (iso: string) => Date.parse(iso);
+
+function payload(overrides: Partial<OutboxPayload> = {}): OutboxPayload {
+  return {
+    v: 1,
+    id: ID_A,
+    policy_set_version: 'v1',
+    tenant: 'acme',
+    selectors: { tenant: 'acme', principal: 'svc-42' },
+    attributes: {},
+    cost: 3,
+    outcome: 'allowed',
+    policies: [
+      {
+        name: 'notary',
+        mode: 'enforce',
+        key: 'svc-42',
+        windows: [{ name: 's', role: 'sustained', limit: 100 }],
+      },
+    ],
+    ...overrides,
+  };
+}
+
+function results(p: OutboxPayload, wouldDeny = false): string {
+  const n = p.policies.reduce((sum, policy) => sum + policy.windows.length, 0);
+  return JSON.stringify(
+    Array.from({ length: n }, () => ({ remaining: 1, reset_ms: 1, would_deny: wouldDeny })),
+  );
+}
+
+function usage(overrides: Partial<OutboxPayload> = {}, at = T0): UsageEventV1 {
+  const p = payload(overrides);
+  const event = usageEventFromOutbox({ p: JSON.stringify(p), t: String(at), r: results(p) });
+  if (event === null) throw new Error('fixture has no usage');
+  return event;
+}
+
+function decision(overrides: Partial<OutboxPayload> = {}, at = T0, wouldDeny = false): DecisionEventV1 {
+  const p = payload(overrides);
+  return decisionEventFromOutbox({ p: JSON.stringify(p), t: String(at), r: results(p, wouldDeny) });
+}
+
+describe(foldEvents.name, () => {
+  it('adds a usage event to every granularity of every policy it went through', () => {
+    const sut = foldEvents([usage()]);
+    expect(sut.usageTotals).toEqual([
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'minute',
+        start: ms('2026-11-30T23:59:00Z'),
+        cost: 3,
+        count: 1,
+      },
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'hour',
+        start: ms('2026-11-30T23:00:00Z'),
+        cost: 3,
+        count: 1,
+      },
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'day',
+        start: ms('2026-11-30T00:00:00Z'),
+        cost: 3,
+        count: 1,
+      },
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'month',
+        start: ms('2026-11-01T00:00:00Z'),
+        cost: 3,
+        count: 1,
+      },
+    ]);
+    expect(sut.usage).toEqual(sut.usageTotals.map((total) => ({ ...total, key: 'svc-42' })));
+    expect(sut.topKeys).toEqual([
+      { tenant: 'acme', policy: 'notary', day: ms('2026-11-30T00:00:00Z'), key: 'svc-42', cost: 3 },
+    ]);
+    expect(sut.audit).toEqual([]);
+    expect(sut).toMatchObject({ applied: 1, duplicates: 0 });
+    expect(sut.dedup).toEqual([{ token: `u:${ID_A}`, timeMs: T0 }]);
+  });
+
+  it('sums events of one bucket and splits them at bucket boundaries (month end)', () => {
+    // given two events 200 ms apart, on either side of midnight on the last day of November
+    const sut = foldEvents([
+      usage({ id: ID_A, cost: 2 }),
+      usage({ id: ID_B, cost: 5 }, T0 + 200),
+      usage({ id: ID_C, cost: 1 }),
+    ]);
+    const month = sut.usageTotals.filter((t) => t.granularity === 'month');
+    expect(month).toEqual([
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'month',
+        start: ms('2026-11-01T00:00:00Z'),
+        cost: 3,
+        count: 2,
+      },
+      {
+        tenant: 'acme',
+        policy: 'notary',
+        granularity: 'month',
+        start: ms('2026-12-01T00:00:00Z'),
+        cost: 5,
+        count: 1,
+      },
+    ]);
+    expect(sut.topKeys.map((t) => [new Date(t.day).toISOString(), t.cost])).toEqual([
+      ['2026-11-30T00:00:00.000Z', 3],
+      ['2026-12-01T00:00:00.000Z', 5],
+    ]);
+  });
+
+  it('keeps keys, policies and tenants apart', () => {
+    const sut = foldEvents([
+      usage({ id: ID_A }),
+      usage({ id: ID_B, policies: [{ name: 'notary', mode: 'enforce', key: 'svc-7', windows: [] }] }),
+      usage({
+        id: ID_C,
+        tenant: undefined,
+        policies: [{ name: 'trial', mode: 'shadow', key: 'x', windows: [] }],
+      }),
+    ]);
+    const hours = <T extends { granularity: string }>(list: readonly T[]) =>
+      list.filter((u) => u.granularity === 'hour');
+    expect(hours(sut.usageTotals).map((u) => [u.tenant, u.policy, u.cost, u.count])).toEqual([
+      ['acme', 'notary', 6, 2],
+      [null, 'trial', 3, 1],
+    ]);
+    expect(hours(sut.usage).map((u) => [u.tenant, u.policy, u.key, u.cost])).toEqual([
+      ['acme', 'notary', 'svc-42', 3],
+      ['acme', 'notary', 'svc-7', 3],
+      [null, 'trial', 'x', 3],
+    ]);
+  });
+
+  it('charges every applicable policy the full cost', () => {
+    const two = payload({
+      policies: [
+        { name: 'a', mode: 'enforce', key: 'k1', windows: [] },
+        { name: 'b', mode: 'shadow', key: 'k2', windows: [] },
+      ],
+    });
+    const sut = foldEvents([usage(two)]).usageTotals.filter((u) => u.granularity === 'day');
+    expect(sut.map((u) => [u.policy, u.cost])).toEqual([
+      ['a', 3],
+      ['b', 3],
+    ]);
+  });
+
+  it('projects usage of decisions no policy applied to under the unmatched policy', () => {
+    const sut = foldEvents([usage({ policies: [] })]);
+    expect(sut.usage[0]).toMatchObject({ policy: UNMATCHED_POLICY, key: '', cost: 3 });
+  });
+
+  it('applies a duplicate within the batch once', () => {
+    // given the relay re-published the same usage event (same id, same time)
+    const sut = foldEvents([usage(), usage(), usage()]);
+    expect(sut).toMatchObject({ applied: 1, duplicates: 2 });
+    expect(sut.usageTotals[0]).toMatchObject({ cost: 3, count: 1 });
+    expect(sut.dedup).toHaveLength(1);
+  });
+
+  it('skips events the namespace already applied', () => {
+    const sut = foldEvents([usage({ id: ID_A }), usage({ id: ID_B, cost: 4 })], {
+      isApplied: (token) => token === `u:${ID_A}`,
+    });
+    expect(sut).toMatchObject({ applied: 1, duplicates: 1 });
+    expect(sut.usageTotals[0]).toMatchObject({ cost: 4, count: 1 });
+    expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_B}`]);
+  });
+
+  it('takes usage from usage events only, and the decision event of the same decision is not a duplicate', () => {
+    const sut = foldEvents([usage(), decision()]);
+    expect(sut).toMatchObject({ applied: 2, duplicates: 0 });
+    expect(sut.usageTotals[0]).toMatchObject({ cost: 3, count: 1 });
+    expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_A}`, `d:${ID_A}`]);
+  });
+
+  it('records coalesced denials with their count, reason and denying policy', () => {
+    const event = denialEvent({
+      shard: 3,
+      second: Math.floor(T0 / 1000),
+      field: 'notary|svc-42',
+      count: 17,
+      p: JSON.stringify(payload()),
+      reason: 'sustained_quota_exhausted',
+    });
+    const sut = foldEvents([event]);
+    expect(sut.usage).toEqual([]);
+    expect(sut.audit[0]).toEqual({
+      id: event.id,
+      timeMs: ms('2026-11-30T23:59:59.000Z'),
+      type: 'denied',
+      tenant: 'acme',
+      policy: 'notary',
+      reason: 'sustained_quota_exhausted',
+      count: 17,
+      selectors: { tenant: 'acme', principal: 'svc-42' },
+      policySetVersion: 'v1',
+    });
+  });
+
+  it('names the enforce policy whose window was exhausted, not just the first one', () => {
+    const p = payload({
+      outcome: 'denied',
+      reason: 'burst_quota_exhausted',
+      policies: [
+        { name: 'first', mode: 'enforce', key: 'k', windows: [{ name: 'w', role: 'sustained', limit: 9 }] },
+        { name: 'second', mode: 'enforce', key: 'k', windows: [{ name: 'w', role: 'burst', limit: 9 }] },
+      ],
+    });
+    const r = JSON.stringify([
+      { remaining: 5, reset_ms: 1, would_deny: false },
+      { remaining: 0, reset_ms: 1, would_deny: true },
+    ]);
+    const sut = foldEvents([decisionEventFromOutbox({ p: JSON.stringify(p), t: String(T0), r })]);
+    expect(sut.audit[0]).toMatchObject({ type: 'denied', policy: 'second', reason: 'burst_quota_exhausted' });
+  });
+
+  it('records degraded decisions with their cause', () => {
+    const sut = foldEvents([decision({ outcome: 'degraded', degraded_cause: 'backend_timeout' })]);
+    expect(sut.audit[0]).toMatchObject({
+      type: 'degraded',
+      policy: 'notary',
+      reason: 'backend_timeout',
+      count: 1,
+    });
+  });
+
+  it('records shadow would-denies, and nothing for enforce policies that allowed', () => {
+    const p = payload({
+      policies: [
+        { name: 'live', mode: 'enforce', key: 'k', windows: [{ name: 'w', role: 'sustained', limit: 9 }] },
+        { name: 'trial', mode: 'shadow', key: 'k', windows: [{ name: 'b', role: 'burst', limit: 1 }] },
+      ],
+    });
+    const r = JSON.stringify([
+      { remaining: 5, reset_ms: 1, would_deny: false },
+      { remaining: 0, reset_ms: 1, would_deny: true },
+    ]);
+    const sut = foldEvents([decisionEventFromOutbox({ p: JSON.stringify(p), t: String(T0), r })]);
+    expect(sut.audit.filter((a) => a.type !== 'policy_reload')).toEqual([
+      {
+        id: ID_A,
+        timeMs: T0,
+        type: 'would_deny',
+        tenant: 'acme',
+        policy: 'trial',
+        reason: 'burst_quota_exhausted',
+        count: 1,
+        selectors: { tenant: 'acme', principal: 'svc-42' },
+        policySetVersion: 'v1',
+      },
+    ]);
+  });
+
+  it('records nothing for a plain allowed decision but the policy-set version', () => {
+    const sut = foldEvents([decision()]);
+    expect(sut.audit.map((a) => a.type)).toEqual(['policy_reload']);
+  });
+
+  it('records each new policy-set version once, at the first time it was seen', () => {
+    const sut = foldEvents([
+      decision({ id: ID_B, policy_set_version: 'v2' }, T0 + 5000),
+      decision({ id: ID_A, policy_set_version: 'v2' }, T0),
+      decision({ id: ID_C, policy_set_version: 'v1' }, T0 + 9000),
+    ]);
+    expect(sut.policySetVersions).toEqual([
+      { version: 'v2', firstSeenMs: T0 },
+      { version: 'v1', firstSeenMs: T0 + 9000 },
+    ]);
+    expect(sut.audit).toEqual([
+      {
+        id: 'policy_reload:v2',
+        timeMs: T0,
+        type: 'policy_reload',
+        count: 1,
+        selectors: {},
+        policySetVersion: 'v2',
+      },
+      {
+        id: 'policy_reload:v1',
+        timeMs: T0 + 9000,
+        type: 'policy_reload',
+        count: 1,
+        selectors: {},
+        policySetVersion: 'v1',
+      },
+    ]);
+  });
+
+  it('records no reload for versions the namespace already knows', () => {
+    const sut = foldEvents([decision({ policy_set_version: 'v1' })], {
+      knownPolicySetVersions: new Set(['v1']),
+    });
+    expect(sut.audit).toEqual([]);
+    expect(sut.policySetVersions).toEqual([]);
+  });
+
+  it('is deterministic: the same events give the same delta', () => {
+    const events = [usage({ id: ID_A }), decision({ id: ID_B }), usage({ id: ID_C, cost: 9 }, T0 + 120_000)];
+    expect(foldEvents(events)).toEqual(foldEvents(events));
+    expect(foldEvents([])).toMatchObject({ applied: 0, usage: [], audit: [], dedup: [] });
+  });
+});

@@ -1,0 +1,73 @@
+export {
+  GRANULARITIES,
+  addBuckets,
+  bucketCount,
+  bucketStart,
+  isGranularity,
+  nextBucketStart,
+  type Granularity,
+} from './granularity';
+export {
+  DEFAULT_RANGE_BUCKETS,
+  MAX_RANGE_BUCKETS,
+  parseInstant,
+  parseUsageRange,
+  type BucketRange,
+  type Parsed,
+  type QueryError,
+} from './time-range';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, bucketPage, parsePageSize, type BucketPage } from './bucket-pages';
+export { decodeCursor, encodeCursor } from './cursor';
+export { coverRange, type CoverBucket } from './range-cover';
+export { ZERO_TOTALS, isZeroTotals, mergeTotals, type Totals } from './totals';
+export {
+  DEFAULT_AUDIT_LIMIT,
+  MAX_AUDIT_LIMIT,
+  nextAuditCursor,
+  parseAuditQuery,
+  type AuditPosition,
+  type AuditQuery,
+} from './audit-query';
+export {
+  AUDIT_TYPES,
+  auditEntryFromMember,
+  auditMember,
+  type AuditEntry,
+  type AuditType,
+} from './audit-entry';
+export {
+  ACTIVE_NAMESPACE_KEY,
+  NAMESPACES_KEY,
+  NO_TENANT_PART,
+  ProjectionKeys,
+  bucketToken,
+  decodeKeyPart,
+  dedupTokenOf,
+  encodeKeyPart,
+  isValidNamespace,
+  offsetField,
+  parseBucketToken,
+  parseOffsetField,
+  parseUsageField,
+  parseUsageKey,
+  usageField,
+  type UsageKeyParts,
+  type UsageMetric,
+} from './projection-keys';
+export { readUsageHash } from './usage-hash';
+export { UNMATCHED_POLICY, foldEvents } from './fold-events';
+export type {
+  DedupMark,
+  FoldContext,
+  ProjectionDelta,
+  TopKeyIncrement,
+  UsageIncrement,
+  UsageTotalIncrement,
+} from './projection-delta';
+export {
+  diffProjections,
+  parseUsageCellId,
+  usageCellId,
+  type ProjectionDifference,
+  type UsageCell,
+} from './diff-projections';
