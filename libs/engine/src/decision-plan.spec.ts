@@ -153,6 +153,18 @@ describe(planDecision.name, () => {
     if (!sut.ok) expect(sut.refusal).toMatchObject({ status, code, reason });
   });
 
+  it('skips a shadow policy whose key dims are missing, and still fails closed for an enforced one', () => {
+    // given: a shadow trial keyed by client in front of an enforced policy keyed by principal
+    const ctx = context(policy('trial', { mode: 'shadow', key: ['client'] }), policy('api'));
+    // when: the request carries no client
+    const sut = planDecision({ selectors: { principal: 'p' }, cost: 1 }, ctx);
+    // then: only the enforced policy is planned; the trial never changes the outcome
+    if (!sut.ok) throw new Error(sut.refusal.message);
+    expect(sut.plan.policies.map((p) => p.policy.name)).toEqual(['api']);
+    const enforced = planDecision({ selectors: { client: 'c' }, cost: 1 }, ctx);
+    expect(enforced.ok ? null : enforced.refusal.code).toBe('selector.identity_missing');
+  });
+
   it('accepts a 256-byte idempotency key', () => {
     expect(
       planDecision(

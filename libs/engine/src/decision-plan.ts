@@ -95,6 +95,9 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
   for (const policy of applicable) {
     const key = keyOf(policy, selectors);
     if (!key.ok) {
+      // A shadow policy is a trial: it must never change an outcome, so a request that lacks its key
+      // dims is simply not counted by it (an enforced policy fails closed instead).
+      if (policy.mode === 'shadow') continue;
       const message = `selectors.${key.missing} is required by policy ${policy.name}`;
       return refuse(400, 'selector.identity_missing', message, 'selector_identity_missing');
     }
