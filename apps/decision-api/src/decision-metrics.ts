@@ -4,6 +4,11 @@ import { METRICS_REGISTRY } from '@tally/observability';
 import { PolicyStore, type ReloadResult } from '@tally/policy';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
+/** `policy` label of requests no policy applies to (DESIGN §3). */
+const UNMATCHED = 'unmatched';
+/** `policy` label of refusals that name no policy (invalid input, idempotency conflict, cost too large). */
+const NO_POLICY = '';
+
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /**
@@ -26,7 +31,7 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     const registers = [registry];
     this.decisions = new Counter({
       name: 'tally_decisions_total',
-      help: 'Decisions by policy (or "unmatched"), outcome (allowed|denied|would_deny|degraded|replayed|refused) and reason',
+      help: 'Decisions by policy ("unmatched": no policy applied; "": refused before any policy), outcome (allowed|denied|would_deny|degraded|replayed|refused) and reason (deny reason, else the refusal code)',
       labelNames: ['policy', 'outcome', 'reason'],
       registers,
     });
@@ -70,9 +75,11 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   onDecision(decision: Decision, latencyMs: number): void {
     this.latency.observe(latencyMs / 1000);
     const outcome = outcomeOf(decision);
-    const reason = decision.reason ?? decision.degraded_cause ?? '';
+    const reason = decision.reason ?? decision.degraded_cause ?? decision.code ?? '';
     if (decision.policies.length === 0) {
-      this.decisions.inc({ policy: 'unmatched', outcome, reason });
+      // Only an allowed decision without policies is unmatched; a refusal before matching (400, 409,
+      // 413) names no policy, and counting it as unmatched would hide bad input as unthrottled traffic.
+      this.decisions.inc({ policy: decision.allowed ? UNMATCHED : NO_POLICY, outcome, reason });
       return;
     }
     for (const policy of decision.policies) {

@@ -1,25 +1,36 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsDefined,
-  IsInt,
   IsObject,
-  IsOptional,
   IsString,
-  Max,
-  Min,
-  ValidateNested,
+  ValidateBy,
+  ValidateIf,
 } from 'class-validator';
 
-/** Largest cost a request can name at all; a policy's max_cost (413) is usually far lower. */
-export const MAX_COST = 2_147_483_647;
+/**
+ * Optional means absent, not null: `IsOptional` would let `"cost": null` through as "no cost" and
+ * charge the default of 1 for what is a malformed request.
+ */
+const IfPresent = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
+
+/** One rule, one message: a string or a negative number is told the same thing, not two half-truths. */
+const IsCost = (): PropertyDecorator =>
+  ValidateBy(
+    {
+      name: 'isCost',
+      validator: { validate: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 },
+    },
+    { message: 'cost must be a whole number ≥ 0' },
+  );
+
 export const MAX_BATCH = 1000;
 
 /**
  * `POST /v1/decisions` body. Shapes only: the engine normalizes and validates values (selector
- * identity, cost against max_cost, idempotency key length) and answers with the decision codes.
+ * identity, cost against max_cost — 413 however large —, idempotency key length) and answers with the
+ * decision codes.
  */
 export class DecisionRequestDto {
   /** `tenant`, `principal`, `token`, `client`, `route` → string. */
@@ -28,29 +39,29 @@ export class DecisionRequestDto {
   selectors!: Record<string, unknown>;
 
   /** Free attributes for `match` / `unless`. */
-  @IsOptional()
+  @IfPresent()
   @IsObject({ message: 'attributes must be an object of strings' })
   attributes?: Record<string, unknown>;
 
   /** Units to spend; defaults to 1. 0 reports state without consuming. */
-  @IsOptional()
-  @IsInt({ message: 'cost must be a whole number' })
-  @Min(0, { message: 'cost must not be negative' })
-  @Max(MAX_COST, { message: `cost must be at most ${MAX_COST}` })
+  @IfPresent()
+  @IsCost()
   cost?: number;
 
   /** Replays the stored decision for the same request; 409 for a different one. */
-  @IsOptional()
+  @IfPresent()
   @IsString({ message: 'idempotency_key must be a string' })
   idempotency_key?: string;
 }
 
-/** `POST /v1/decisions:batch` body: independent decisions, each answered on its own. */
+/**
+ * `POST /v1/decisions:batch` body: independent decisions, each answered on its own. Only the list is
+ * checked here; each item is validated on its own, so one bad item gets its own 400 result instead of
+ * failing the decisions around it.
+ */
 export class BatchRequestDto {
   @IsArray({ message: 'requests must be an array' })
   @ArrayMinSize(1, { message: 'requests must hold at least 1 decision' })
   @ArrayMaxSize(MAX_BATCH, { message: `requests must hold at most ${MAX_BATCH} decisions` })
-  @ValidateNested({ each: true })
-  @Type(() => DecisionRequestDto)
-  requests!: DecisionRequestDto[];
+  requests!: unknown[];
 }

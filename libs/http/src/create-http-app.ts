@@ -1,6 +1,7 @@
 import { type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { installJsonBody } from './json-body';
 import { installOverloadShedding } from './overload';
 import { strictValidationPipe } from './validation';
 
@@ -27,8 +28,12 @@ export async function createHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: options.logger,
     bufferLogs: false,
+    // Nest's parsers would accept forms and answer bad JSON without a stable code: see json-body.ts.
+    bodyParser: false,
   });
-  installOverloadShedding(app.getHttpAdapter().getInstance(), options.maxInflight);
+  const fastify = app.getHttpAdapter().getInstance();
+  installJsonBody(fastify, options.bodyLimit);
+  installOverloadShedding(fastify, options.maxInflight);
   app.useGlobalPipes(strictValidationPipe());
   return app;
 }

@@ -1,9 +1,15 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
-import { type ErrorBody } from './api-error';
+import { ApiError, type ErrorBody } from './api-error';
 
-/** Fastify's own request errors (before a handler runs), mapped to stable codes. */
-const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+interface Problem {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Fastify's own request errors by code, for any that reach the filter as they were thrown. */
+const FASTIFY_ERRORS: Record<string, Problem> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: 'request.too_large',
@@ -27,6 +33,19 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
 };
 
 /**
+ * Errors that carry only a status: Nest re-throws Fastify's errors as `HttpException(message, status)`
+ * (dropping their `FST_ERR_*` code) and its router throws bare 404s. The status then decides the code.
+ */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  401: 'auth.missing',
+  403: 'auth.forbidden',
+  404: 'route.not_found',
+  405: 'route.method_not_allowed',
+  413: 'request.too_large',
+  415: 'request.unsupported_media_type',
+};
+
+/**
  * Every error leaves as `{code, message, errors?}`. Bad input is a 4xx with a stable code; only a
  * bug is a 500 (`internal`), and it is logged with its stack, never shown to the caller.
  */
@@ -37,8 +56,13 @@ export class ProblemFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { status, body } = this.map(exception);
-    if (status >= 500) this.logger.error(`${body.code}: ${describe(exception)}`);
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    // A deliberate 5xx (ApiError: backend down, overload) is an operating condition, not a bug: no stack.
+    if (status >= 500 && exception instanceof ApiError) this.logger.warn(`${body.code}: ${body.message}`);
+    else if (status >= 500) this.logger.error(`${body.code}: ${describe(exception)}`);
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8');
+    // RFC 9110 §15.5.2: a 401 must say which scheme would be accepted.
+    if (status === 401) void reply.header('www-authenticate', 'Bearer realm="tally"');
+    void reply.send(body);
   }
 
   private map(exception: unknown): { status: number; body: ErrorBody } {
@@ -47,35 +71,36 @@ export class ProblemFilter implements ExceptionFilter {
       if (typeof response === 'object' && response !== null && 'code' in response) {
         return { status: exception.getStatus(), body: response as ErrorBody };
       }
-      const status = exception.getStatus();
-      // The Fastify adapter reports an unparsable body as a plain 400 before any handler runs.
-      const code =
-        status === 400 && /JSON/.test(exception.message) ? 'request.malformed_json' : genericCode(status);
-      return { status, body: { code, message: exception.message } };
+      return statusOnly(exception.getStatus(), exception.message);
     }
     const fastifyCode = (exception as { code?: unknown } | null)?.code;
     if (typeof fastifyCode === 'string' && fastifyCode in FASTIFY_ERRORS) {
       const { status, code, message } = FASTIFY_ERRORS[fastifyCode];
       return { status, body: { code, message } };
     }
-    if (
-      exception instanceof SyntaxError ||
-      (exception as { statusCode?: number } | null)?.statusCode === 400
-    ) {
+    // The client hung up mid-body: nobody will read this answer, and it is no server fault to log.
+    if (fastifyCode === 'ECONNRESET') {
+      return { status: 400, body: { code: 'request.aborted', message: 'the client closed the connection' } };
+    }
+    if (exception instanceof SyntaxError) {
       return { status: 400, body: { code: 'request.malformed_json', message: 'the body is not valid JSON' } };
+    }
+    // Request errors raised while Fastify reads the request carry their 4xx as `statusCode`.
+    const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
+    if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+      return statusOnly(statusCode, (exception as Error).message);
     }
     return { status: 500, body: { code: 'internal', message: 'internal error' } };
   }
 }
 
-function genericCode(status: number): string {
-  if (status === 404) return 'route.not_found';
-  if (status === 405) return 'route.method_not_allowed';
-  if (status === 401) return 'auth.missing';
-  if (status === 403) return 'auth.forbidden';
-  if (status === 413) return 'request.too_large';
-  if (status >= 500) return 'internal';
-  return 'request.invalid';
+function statusOnly(status: number, message: string): { status: number; body: ErrorBody } {
+  if (status >= 500) return { status, body: { code: 'internal', message: 'internal error' } };
+  // A 4xx message from the framework describes the request, not the server: safe to show.
+  const code =
+    CODE_BY_STATUS[status] ??
+    (status === 400 && /JSON/.test(message) ? 'request.malformed_json' : 'request.invalid');
+  return { status, body: { code, message } };
 }
 
 function describe(exception: unknown): string {

@@ -1,0 +1,31 @@
+import { type FastifyInstance } from 'fastify';
+import { ApiError } from './api-error';
+
+/**
+ * JSON is the only request body the Tally APIs speak. Fastify's own parsers are replaced so that:
+ * - any other media type (text/plain, forms, none with a body) is 415 `request.unsupported_media_type`
+ *   instead of a string or form object reaching the validators as if it were input;
+ * - an empty or unparsable JSON body is 400 `request.malformed_json`. The parser fails with an
+ *   `ApiError`, which Nest passes to the problem filter untouched; Fastify's own errors reach it only
+ *   as a bare status and message, without their codes.
+ * Prototype poisoning (`__proto__`, `constructor.prototype`) is refused like malformed JSON.
+ */
+export function installJsonBody(fastify: FastifyInstance, bodyLimit: number): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit },
+    (request, body, done) => {
+      const text = body as string;
+      if (text.trim() === '') {
+        done(new ApiError(400, 'request.malformed_json', 'the JSON body is empty'), undefined);
+        return;
+      }
+      void parseJson(request, text, (error, value) => {
+        if (error) done(new ApiError(400, 'request.malformed_json', 'the body is not valid JSON'), undefined);
+        else done(null, value);
+      });
+    },
+  );
+}

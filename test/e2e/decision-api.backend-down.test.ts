@@ -1,0 +1,87 @@
+/**
+ * The decision API with its Redis unreachable (a port nothing listens on, so the shared Redis is
+ * never touched): fail_closed refuses with 503 and the cause, fail_open lets traffic through marked
+ * degraded, readiness says so, and neither is ever confused with quota.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
+import {
+  ADMIN_TOKEN,
+  DecisionApiHarness,
+  metricSum,
+  uniqueName,
+  type DecisionBody,
+} from './support/decision-api.harness';
+
+const run = uniqueName('e2e-down');
+const P = { closed: `${run}-closed`, open: `${run}-open` };
+const BACKEND_REASONS = ['backend_timeout', 'backend_unavailable', 'backend_error'];
+
+let sut: DecisionApiHarness;
+
+beforeAll(async () => {
+  sut = await DecisionApiHarness.start({
+    // Port 1 (tcpmux) is not served on these hosts: every connection attempt is refused.
+    redisUrl: 'redis://127.0.0.1:1',
+    policies: `
+policies:
+  - name: ${P.closed}
+    match: { route: closed }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }
+    on_backend_failure: fail_closed
+  - name: ${P.open}
+    match: { route: open }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }
+    on_backend_failure: fail_open
+`,
+  });
+});
+afterAll(async () => {
+  await sut.close();
+});
+
+describe(DecisionApiModule.name, () => {
+  describe('with Redis unreachable', () => {
+    it('refuses a fail_closed decision with 503, the cause and Retry-After', async () => {
+      const res = await sut.decide<DecisionBody>({ selectors: { tenant: uniqueName('t'), route: 'closed' } });
+
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ allowed: false, degraded: false });
+      expect(BACKEND_REASONS).toContain(res.body.reason);
+      expect(res.body.code).toBe(`backend.${String(res.body.reason).slice('backend_'.length)}`);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    });
+
+    it('lets a fail_open decision through as degraded, with the cause', async () => {
+      const res = await sut.decide<DecisionBody>({ selectors: { tenant: uniqueName('t'), route: 'open' } });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ allowed: true, degraded: true, reason: null, code: null });
+      expect(BACKEND_REASONS).toContain(res.body.degraded_cause);
+      expect(res.headers.get('retry-after')).toBeNull();
+    });
+
+    it('answers the state endpoint with 503, not 500', async () => {
+      const res = await sut.call('GET', `/v1/policies/${P.closed}/state?tenant=x`, {
+        token: ADMIN_TOKEN,
+      });
+
+      expect(res.status).toBe(503);
+      expect(String(res.body.code)).toMatch(/^backend\./);
+    });
+
+    it('reports itself unavailable on /readyz and counts the failures', async () => {
+      const ready = await sut.call<{ status: string }>('GET', '/readyz', { token: null });
+      const metrics = await sut.metrics();
+
+      expect(ready.status).toBe(503);
+      expect(ready.body.status).toBe('unavailable');
+      expect(metricSum(metrics, 'tally_backend_errors_total', {})).toBeGreaterThanOrEqual(2);
+      expect(metricSum(metrics, 'tally_decisions_total', { policy: P.open, outcome: 'degraded' })).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The decision API under concurrent HTTP load (real Redis): exactness at a limit's edge, and overload
+ * shedding that is told apart from quota, never sheds health, and never leaks its in-flight count.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
+import {
+  CALLER_TOKEN,
+  DecisionApiHarness,
+  uniqueName,
+  type DecisionBody,
+  type HttpResult,
+} from './support/decision-api.harness';
+
+const run = uniqueName('e2e-load');
+const POLICY = `${run}-p`;
+const POLICIES = `
+policies:
+  - name: ${POLICY}
+    key: [tenant]
+    windows:
+      - { name: minute, role: sustained, algorithm: fixed_window, limit: 100, period: 1h }
+    on_backend_failure: fail_closed
+`;
+const SHED_POLICY = `${run}-shed`;
+const SHED_POLICIES = `
+policies:
+  - name: ${SHED_POLICY}
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 100000, period: 1h }
+    on_backend_failure: fail_closed
+`;
+
+function count<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
+
+describe(DecisionApiModule.name, () => {
+  describe('500 concurrent requests at a limit of 100', () => {
+    let sut: DecisionApiHarness;
+    beforeAll(async () => {
+      // A generous deadline: on a shared 2-core machine a timeout would be a 503, not a wrong count.
+      sut = await DecisionApiHarness.start({
+        redisUrl: inject('redisUrl'),
+        policies: POLICIES,
+        env: { TALLY_BACKEND_TIMEOUT_MS: '10000' },
+      });
+    });
+    afterAll(async () => {
+      await sut.close();
+    });
+
+    it('allows exactly 100 and denies exactly 400', async () => {
+      // given one tenant and a limit of 100
+      const selectors = { tenant: uniqueName('acme') };
+
+      // when 500 requests race
+      const results = await Promise.all(
+        Array.from({ length: 500 }, () => sut.decide<DecisionBody>({ selectors })),
+      );
+
+      // then exactly the limit passed, and every denial is the quota's
+      expect(count(results, (r) => `${r.status} ${r.body.code}`)).toEqual({
+        '200 null': 100,
+        '429 quota.exceeded': 400,
+      });
+      expect(new Set(results.map((r) => r.body.decision_id)).size).toBe(500);
+      expect(await sut.remaining(POLICY, selectors)).toEqual({ minute: 0 });
+    });
+
+    it('charges 50 concurrent retries of one idempotent request once, all with one decision_id', async () => {
+      // given one request sent 50 times at once with the same idempotency key
+      const selectors = { tenant: uniqueName('acme') };
+      const body = { selectors, cost: 3, idempotency_key: uniqueName('retry') };
+
+      const results = await Promise.all(Array.from({ length: 50 }, () => sut.decide<DecisionBody>(body)));
+
+      // then one was decided, 49 replayed it, and the window was charged once
+      expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+      expect(new Set(results.map((r) => r.body.decision_id)).size).toBe(1);
+      expect(results.filter((r) => r.body.replayed)).toHaveLength(49);
+      expect(await sut.remaining(POLICY, selectors)).toEqual({ minute: 97 });
+    });
+  });
+
+  describe('overload shedding (TALLY_MAX_INFLIGHT=1)', () => {
+    let sut: DecisionApiHarness;
+    beforeAll(async () => {
+      sut = await DecisionApiHarness.start({
+        redisUrl: inject('redisUrl'),
+        policies: SHED_POLICIES,
+        env: { TALLY_MAX_INFLIGHT: '1', TALLY_BACKEND_TIMEOUT_MS: '10000' },
+      });
+    });
+    afterAll(async () => {
+      await sut.close();
+    });
+
+    it('sheds with 503 server.overloaded and Retry-After, never a quota code, and never sheds health', async () => {
+      // given one tenant far from its limit
+      const selectors = { tenant: uniqueName('acme') };
+
+      // when 300 decisions race with health, readiness and metrics probes
+      const decisions = Array.from({ length: 300 }, () => sut.decide<DecisionBody>({ selectors }));
+      const probes = Array.from({ length: 30 }, (_, i) =>
+        sut.call('GET', ['/healthz', '/readyz', '/metrics'][i % 3], { token: null }),
+      );
+      const [decided, probed] = await Promise.all([Promise.all(decisions), Promise.all(probes)]);
+
+      // then some are shed as overload, the rest are decided normally
+      const shed = decided.filter((r) => r.status === 503);
+      const allowed = decided.filter((r) => r.status === 200);
+      expect(shed.length).toBeGreaterThan(0);
+      expect(shed.length + allowed.length).toBe(300);
+      for (const r of shed) {
+        expect(r.body).toEqual({ code: 'server.overloaded', message: expect.any(String) });
+        expect(r.headers.get('retry-after')).toBe('1');
+      }
+      for (const r of allowed) expect(r.body).toMatchObject({ allowed: true, code: null });
+      // and health was always answered, and the shed requests consumed nothing
+      expect(probed.map((p: HttpResult) => p.status)).toEqual(probed.map(() => 200));
+      expect(await sut.remaining(SHED_POLICY, selectors)).toEqual({ hourly: 100000 - allowed.length });
+    });
+
+    it('frees the slot of a request whose client went away before the answer', async () => {
+      // given a client that sends headers and part of a body, then disconnects
+      const { port } = new URL(sut.baseUrl);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            'POST /v1/decisions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+              `Authorization: Bearer ${CALLER_TOKEN}\r\nContent-Length: 100\r\n\r\n{"selec`,
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 100);
+        });
+        socket.on('error', reject);
+      });
+      await new Promise((r) => setTimeout(r, 100));
+
+      // when later requests come one at a time
+      const later: number[] = [];
+      for (let i = 0; i < 3; i++)
+        later.push((await sut.decide({ selectors: { tenant: uniqueName('t') } })).status);
+
+      // then they are served: the abandoned request does not hold the only slot
+      expect(later).toEqual([200, 200, 200]);
+    });
+  });
+});
