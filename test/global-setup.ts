@@ -60,16 +60,16 @@ async function fromContainers(): Promise<{
   }
   type Started = { getHost(): string; getMappedPort(p: number): number; stop(): Promise<unknown> };
   type Builder = {
-    withExposedPorts(...p: number[]): Builder;
+    withExposedPorts(...p: (number | { container: number; host: number })[]): Builder;
     withEnvironment(e: Record<string, string>): Builder;
     start(): Promise<Started>;
   };
   const redis = await (new tc.GenericContainer('redis:7') as unknown as Builder)
     .withExposedPorts(6379)
     .start();
-  // Kafka advertises a fixed host port, so the container maps 9092 to the same port on the host.
+  // The image advertises localhost:9092, so the container's 9092 is bound to the same host port.
   const kafka = await (new tc.GenericContainer('apache/kafka:3.9.1') as unknown as Builder)
-    .withExposedPorts(9092)
+    .withExposedPorts({ container: 9092, host: 9092 })
     .start();
   return {
     redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
@@ -99,9 +99,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('kafkaBrokers', '127.0.0.1:9092');
   const running = (await answers('127.0.0.1', 6379)) && (await answers('127.0.0.1', 9092));
   if (running) return () => Promise.resolve();
-  execFileSync('bash', ['docker/local/stack.sh', 'up'], { cwd: root, stdio: 'inherit' });
+  // A private state folder: `down` then stops exactly what this run started (say, the broker), never
+  // a Redis that a developer's own `npm run stack:up` started earlier.
+  const env = { ...process.env, STACK_DIR: resolve(root, '.local/test-stack') };
+  execFileSync('bash', ['docker/local/stack.sh', 'up'], { cwd: root, stdio: 'inherit', env });
   return () => {
-    execFileSync('bash', ['docker/local/stack.sh', 'down'], { cwd: root, stdio: 'inherit' });
+    execFileSync('bash', ['docker/local/stack.sh', 'down'], { cwd: root, stdio: 'inherit', env });
     return Promise.resolve();
   };
 }

@@ -1,0 +1,458 @@
+#!/usr/bin/env bash
+# The local stack for hosts without a Docker engine: redis-server (Debian package) and a single-node
+# KRaft Kafka broker run with `java` from the Apache Kafka jars on Maven Central.
+#
+#   stack.sh up       start what is missing (a second `up` is a no-op), print each step's time
+#   stack.sh down     stop only what `up` started, by recorded pid
+#   stack.sh status   exit 0 when both Redis and Kafka answer, else 1
+#
+# State lives in the git-ignored .local/ folder: .local/stack/ (pids, logs, data) and
+# .local/kafka-dist/ (jars). Overrides, so a test can run a second private stack beside the shared one:
+#   REDIS_URL (host/port probed, default redis://127.0.0.1:6379), REDIS_PORT, KAFKA_PORT (9092),
+#   KAFKA_CONTROLLER_PORT (9093), STACK_DIR (.local/stack), KAFKA_DIST_DIR (.local/kafka-dist),
+#   KAFKA_START_TIMEOUT (s, 120), KAFKA_HEAP_OPTS, KAFKA_CDS (1: reuse a class-data archive).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STACK_DIR="$(realpath -m "${STACK_DIR:-$ROOT/.local/stack}")"
+DIST_DIR="$(realpath -m "${KAFKA_DIST_DIR:-$ROOT/.local/kafka-dist}")"
+POM="$ROOT/docker/local/kafka/pom.xml"
+COPY_DEPS_GOAL="org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
+
+redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
+redis_hostport="${redis_url#*://}"
+redis_hostport="${redis_hostport##*@}"
+redis_hostport="${redis_hostport%%/*}"
+redis_hostport="${redis_hostport%%,*}"
+REDIS_HOST="${redis_hostport%%:*}"
+REDIS_HOST="${REDIS_HOST:-127.0.0.1}"
+[[ "$redis_hostport" == *:* ]] && url_port="${redis_hostport##*:}" || url_port=6379
+REDIS_PORT="${REDIS_PORT:-$url_port}"
+KAFKA_HOST=127.0.0.1
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+KAFKA_CDS="${KAFKA_CDS:-1}"
+
+REDIS_PIDFILE="$STACK_DIR/redis.pid"
+KAFKA_PIDFILE="$STACK_DIR/kafka.pid"
+KAFKA_CONF_DIR="$STACK_DIR/kafka"
+KAFKA_DATA_DIR="$STACK_DIR/kafka-data"
+KAFKA_LOG="$STACK_DIR/kafka.log"
+CDS_ARCHIVE="$DIST_DIR/kafka-cds.jsa"
+CDS_PENDING="$STACK_DIR/kafka-cds.jsa.tmp"
+
+now_ms() { date +%s%3N; }
+say() { echo "[stack] $*"; }
+fail() {
+  echo "[stack] ERROR: $*" >&2
+  exit 1
+}
+since() { echo $(($(now_ms) - $1)); }
+
+# --- probes -------------------------------------------------------------------------------------
+
+redis_answers() {
+  local reply
+  if command -v redis-cli >/dev/null 2>&1; then
+    reply="$(timeout 2 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>/dev/null || true)"
+  else
+    # shellcheck disable=SC2016
+    reply="$(timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "PING\r\n" >&3 && IFS= read -r l <&3 && printf %s "$l"' \
+      "$REDIS_HOST" "$REDIS_PORT" 2>/dev/null || true)"
+  fi
+  # A password-protected server answering NOAUTH is still a Redis that is up.
+  [[ "$reply" == *PONG* || "$reply" == *NOAUTH* ]]
+}
+
+port_open() {
+  # shellcheck disable=SC2016
+  timeout 1 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+}
+
+# An open port is not enough: the broker accepts connections well before it serves requests. This
+# sends a real ApiVersions v0 request (correlation id 7, client id "stack") and expects error 0.
+kafka_answers() {
+  local reply
+  # shellcheck disable=SC2016
+  reply="$(timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1" || exit 1
+    printf "\x00\x00\x00\x0f\x00\x12\x00\x00\x00\x00\x00\x07\x00\x05stack" >&3
+    head -c 10 <&3 | od -An -tx1 | tr -d " \n"' "$KAFKA_HOST" "$KAFKA_PORT" 2>/dev/null || true)"
+  [[ "$reply" =~ ^[0-9a-f]{8}000000070000$ ]]
+}
+
+# Prints the recorded pid when that process is alive and still the program we started (a pid can be
+# reused after a reboot); otherwise forgets the stale pid file.
+our_pid() {
+  local file="$1" token="$2" pid
+  [ -f "$file" ] || return 1
+  pid="$(cat "$file" 2>/dev/null || true)"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && [ -r "/proc/$pid/cmdline" ] &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$token"; then
+    echo "$pid"
+    return 0
+  fi
+  rm -f "$file"
+  return 1
+}
+
+# A zombie (state Z) has exited even though its /proc entry remains until it is reaped.
+alive() {
+  local state
+  state="$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Runs "$@" detached in its own session (so closing the caller's terminal or process group leaves it
+# running) and writes its real pid: `exec` keeps the pid that `echo $$` recorded. fds 8 and 9 are our
+# locks: a daemon that inherited one would hold it for its whole life.
+spawn() {
+  local pidfile="$1" logfile="$2"
+  shift 2
+  rm -f "$pidfile"
+  # shellcheck disable=SC2016
+  setsid bash -c 'echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec "$@"' "$pidfile" "$@" </dev/null >>"$logfile" 2>&1 8>&- 9>&- &
+  local deadline=$(($(now_ms) + 5000))
+  until [ -s "$pidfile" ]; do
+    [ "$(now_ms)" -lt "$deadline" ] || fail "could not start $1 (see $logfile)"
+    sleep 0.05
+  done
+}
+
+# --- installs -----------------------------------------------------------------------------------
+
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # Debian's postinst would start its own redis-server on 6379 through the init script; we want
+  # only ours, so forbid service starts during the install unless the machine already does.
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod +x "$policy"
+    made_policy=1
+  fi
+  local rc=0
+  {
+    $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "$@"
+  } >"$STACK_DIR/apt.log" 2>&1 || rc=$?
+  [ "$made_policy" -eq 0 ] || $sudo rm -f "$policy"
+  if [ "$rc" -ne 0 ]; then
+    tail -n 20 "$STACK_DIR/apt.log" >&2
+    fail "apt-get install $* failed (log: $STACK_DIR/apt.log)"
+  fi
+}
+
+ensure_tool() {
+  local bin="$1" package="$2" t0
+  command -v "$bin" >/dev/null 2>&1 && return 0
+  t0=$(now_ms)
+  say "$bin: missing, installing Debian package $package with apt-get"
+  apt_install "$package"
+  command -v "$bin" >/dev/null 2>&1 || fail "$package installed but $bin is still not on PATH"
+  say "$bin: installed $package in $(since "$t0") ms"
+}
+
+# --- redis --------------------------------------------------------------------------------------
+
+redis_up() {
+  local pid t0
+  if redis_answers; then
+    if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
+      say "redis: already running (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
+    else
+      say "redis: already answering at $REDIS_HOST:$REDIS_PORT (not ours), using it"
+    fi
+    return 0
+  fi
+  case "$REDIS_HOST" in
+    127.* | localhost | ::1) ;;
+    *) fail "REDIS_URL points at $REDIS_HOST:$REDIS_PORT, which does not answer; the local stack only starts Redis on loopback" ;;
+  esac
+  if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
+    fail "redis: our pid $pid is alive but does not answer PING (see $STACK_DIR/redis.log); run down first"
+  fi
+
+  ensure_tool redis-server redis-server
+  if redis_answers; then
+    say "redis: the package's own server answers at $REDIS_HOST:$REDIS_PORT (not ours), using it"
+    return 0
+  fi
+
+  t0=$(now_ms)
+  mkdir -p "$STACK_DIR/redis"
+  cat >"$STACK_DIR/redis/redis.conf" <<EOF
+# Written by docker/local/stack.sh: a throwaway development server, nothing persisted.
+bind 127.0.0.1
+port $REDIS_PORT
+protected-mode yes
+daemonize no
+dir $STACK_DIR/redis
+logfile $STACK_DIR/redis.log
+save ""
+appendonly no
+EOF
+  spawn "$REDIS_PIDFILE" "$STACK_DIR/redis.out" redis-server "$STACK_DIR/redis/redis.conf"
+  pid="$(cat "$REDIS_PIDFILE")"
+  local deadline=$(($(now_ms) + 15000))
+  until redis_answers; do
+    if ! alive "$pid"; then
+      tail -n 20 "$STACK_DIR/redis.log" "$STACK_DIR/redis.out" >&2 2>/dev/null || true
+      rm -f "$REDIS_PIDFILE"
+      fail "redis: redis-server exited during start"
+    fi
+    [ "$(now_ms)" -lt "$deadline" ] || fail "redis: no PONG within 15 s (log: $STACK_DIR/redis.log)"
+    sleep 0.05
+  done
+  say "redis: started pid $pid in $(since "$t0") ms at $REDIS_HOST:$REDIS_PORT"
+}
+
+# --- kafka --------------------------------------------------------------------------------------
+
+kafka_resolve() {
+  local t0 want
+  ensure_tool java openjdk-17-jre-headless
+  # Private stacks (other STACK_DIR) share the jars: one resolution at a time.
+  mkdir -p "$DIST_DIR"
+  exec 8>"$DIST_DIR/.lock"
+  flock -w 600 8 || fail "another stack.sh is resolving into $DIST_DIR"
+  want="$(sha256sum "$POM" | cut -c1-16)"
+  if [ "$(cat "$DIST_DIR/.resolved" 2>/dev/null || true)" = "$want" ] && compgen -G "$DIST_DIR/libs/kafka_2.13-*.jar" >/dev/null; then
+    say "kafka: jars already in ${DIST_DIR#"$ROOT/"}/libs ($(find "$DIST_DIR/libs" -name '*.jar' | wc -l) jars), skipping Maven"
+    exec 8>&-
+    return 0
+  fi
+  ensure_tool mvn maven
+  t0=$(now_ms)
+  say "kafka: resolving the broker jars from Maven Central (first run downloads into ~/.m2)"
+  rm -rf "$DIST_DIR/libs" "$DIST_DIR/.resolved" "$CDS_ARCHIVE"
+  if ! mvn -B -q -f "$POM" "$COPY_DEPS_GOAL" -DincludeScope=runtime \
+    -DoutputDirectory="$DIST_DIR/libs" >"$DIST_DIR/mvn.log" 2>&1; then
+    tail -n 30 "$DIST_DIR/mvn.log" >&2
+    fail "kafka: Maven could not resolve the broker (log: $DIST_DIR/mvn.log)"
+  fi
+  echo "$want" >"$DIST_DIR/.resolved"
+  exec 8>&-
+  say "kafka: resolved $(find "$DIST_DIR/libs" -name '*.jar' | wc -l) jars in $(since "$t0") ms"
+}
+
+kafka_configure() {
+  mkdir -p "$KAFKA_CONF_DIR" "$KAFKA_DATA_DIR"
+  cat >"$KAFKA_CONF_DIR/server.properties" <<EOF
+# Written by docker/local/stack.sh: single-node KRaft broker for development and tests.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$KAFKA_DATA_DIR
+num.partitions=3
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=2
+log.cleaner.dedupe.buffer.size=1048577
+EOF
+  # stderr only, so `StorageTool random-uuid` prints nothing but the id on stdout; the broker's
+  # stderr goes to its log file.
+  cat >"$KAFKA_CONF_DIR/log4j.properties" <<'EOF'
+log4j.rootLogger=INFO, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.Target=System.err
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.state.change.logger=WARN
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.kafka.log.LogCleaner=WARN
+log4j.logger.org.apache.kafka.storage.internals.log=WARN
+log4j.logger.kafka.log.LogManager=WARN
+EOF
+}
+
+kafka_java() {
+  java -Dlog4j.configuration="file:$KAFKA_CONF_DIR/log4j.properties" -cp "$DIST_DIR/libs/*" "$@"
+}
+
+kafka_format() {
+  local t0 id
+  if [ -f "$KAFKA_DATA_DIR/meta.properties" ]; then
+    say "kafka: storage already formatted (cluster $(sed -n 's/^cluster.id=//p' "$KAFKA_DATA_DIR/meta.properties")), skipping"
+    return 0
+  fi
+  t0=$(now_ms)
+  id="$(kafka_java -Xshare:auto kafka.tools.StorageTool random-uuid 2>"$STACK_DIR/kafka-format.log")" ||
+    fail "kafka: StorageTool random-uuid failed (log: $STACK_DIR/kafka-format.log)"
+  # Static quorum (controller.quorum.voters) and no --standalone: mixing them fails (KAFKA-18987).
+  if ! kafka_java kafka.tools.StorageTool format -t "$id" -c "$KAFKA_CONF_DIR/server.properties" \
+    >>"$STACK_DIR/kafka-format.log" 2>&1; then
+    tail -n 20 "$STACK_DIR/kafka-format.log" >&2
+    fail "kafka: formatting the storage failed"
+  fi
+  say "kafka: formatted storage (cluster $id) in $(since "$t0") ms"
+}
+
+kafka_wait_ready() {
+  local pid="$1" t0="$2"
+  local deadline=$(($(now_ms) + KAFKA_START_TIMEOUT * 1000))
+  until grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null && kafka_answers; do
+    if ! alive "$pid"; then
+      tail -n 40 "$KAFKA_LOG" >&2 || true
+      rm -f "$KAFKA_PIDFILE"
+      fail "kafka: the broker (pid $pid) exited during start (log: $KAFKA_LOG)"
+    fi
+    if [ "$(now_ms)" -ge "$deadline" ]; then
+      tail -n 40 "$KAFKA_LOG" >&2 || true
+      fail "kafka: not ready within ${KAFKA_START_TIMEOUT} s (pid $pid still running, log: $KAFKA_LOG)"
+    fi
+    sleep 0.1
+  done
+  say "kafka: broker ready, pid $pid, in $(since "$t0") ms at $KAFKA_HOST:$KAFKA_PORT"
+}
+
+kafka_up() {
+  local pid t0
+  if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
+    if kafka_answers && grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null; then
+      say "kafka: already running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+    else
+      say "kafka: ours (pid $pid) is still starting, waiting"
+      kafka_wait_ready "$pid" "$(now_ms)"
+    fi
+    return 0
+  fi
+  if kafka_answers || port_open "$KAFKA_HOST" "$KAFKA_PORT"; then
+    say "kafka: something already listens at $KAFKA_HOST:$KAFKA_PORT (not ours), using it"
+    return 0
+  fi
+  kafka_resolve
+  kafka_configure
+  kafka_format
+
+  # Class Data Sharing: the first broker run records the classes it loaded into an archive when it
+  # exits (at `down`); later runs map that archive instead of parsing and verifying the jars again.
+  local cds=()
+  if [ "$KAFKA_CDS" = 1 ]; then
+    if [ -s "$CDS_ARCHIVE" ]; then
+      cds=("-XX:SharedArchiveFile=$CDS_ARCHIVE")
+    else
+      cds=("-XX:ArchiveClassesAtExit=$CDS_PENDING")
+    fi
+  fi
+  t0=$(now_ms)
+  [ ! -f "$KAFKA_LOG" ] || mv -f "$KAFKA_LOG" "$KAFKA_LOG.1"
+  # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS holds several flags
+  spawn "$KAFKA_PIDFILE" "$KAFKA_LOG" java $KAFKA_HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
+    "${cds[@]}" -Dlog4j.configuration="file:$KAFKA_CONF_DIR/log4j.properties" \
+    -Dkafka.logs.dir="$STACK_DIR" -cp "$DIST_DIR/libs/*" kafka.Kafka "$KAFKA_CONF_DIR/server.properties"
+  pid="$(cat "$KAFKA_PIDFILE")"
+  say "kafka: starting broker pid $pid${cds:+ (${cds[0]%%=*})}"
+  kafka_wait_ready "$pid" "$t0"
+}
+
+# --- stop ---------------------------------------------------------------------------------------
+
+stop_pid() {
+  local name="$1" pidfile="$2" token="$3" pid t0
+  if ! pid="$(our_pid "$pidfile" "$token")"; then
+    say "$name: nothing of ours running"
+    return 1
+  fi
+  t0=$(now_ms)
+  kill -TERM "$pid" 2>/dev/null || true
+  local deadline=$(($(now_ms) + 30000))
+  while alive "$pid" && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.1; done
+  if alive "$pid"; then
+    say "$name: pid $pid ignored SIGTERM for 30 s, sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    while alive "$pid"; do sleep 0.1; done
+    rm -f "$pidfile"
+    return 2
+  fi
+  rm -f "$pidfile"
+  say "$name: stopped pid $pid in $(since "$t0") ms"
+}
+
+# --- commands -----------------------------------------------------------------------------------
+
+lock() {
+  mkdir -p "$STACK_DIR"
+  exec 9>"$STACK_DIR/.lock"
+  flock -w 300 9 || fail "another stack.sh holds $STACK_DIR/.lock"
+}
+
+cmd_up() {
+  local t0
+  t0=$(now_ms)
+  lock
+  redis_up
+  kafka_up
+  say "up in $(since "$t0") ms: REDIS_URL=redis://$REDIS_HOST:$REDIS_PORT KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT (logs: ${STACK_DIR#"$ROOT/"})"
+}
+
+cmd_down() {
+  local rc=0
+  lock
+  stop_pid kafka "$KAFKA_PIDFILE" kafka.Kafka || rc=$?
+  # A clean exit has written the class-data archive; a killed JVM may have left half of one.
+  if [ "$rc" -eq 0 ] && [ -s "$CDS_PENDING" ]; then
+    mv -f "$CDS_PENDING" "$CDS_ARCHIVE"
+    say "kafka: saved class-data archive for faster starts"
+  fi
+  rm -f "$CDS_PENDING"
+  stop_pid redis "$REDIS_PIDFILE" redis-server || true
+}
+
+cmd_status() {
+  local pid ok=0
+  if redis_answers; then
+    if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
+      say "redis: running (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
+    else
+      say "redis: running (not ours) at $REDIS_HOST:$REDIS_PORT"
+    fi
+  else
+    ok=1
+    if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
+      say "redis: not answering (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
+    else
+      say "redis: stopped"
+    fi
+  fi
+  if kafka_answers; then
+    if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
+      say "kafka: running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+    else
+      say "kafka: running (not ours) at $KAFKA_HOST:$KAFKA_PORT"
+    fi
+  else
+    ok=1
+    if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
+      say "kafka: not answering yet (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+    else
+      say "kafka: stopped"
+    fi
+  fi
+  return "$ok"
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  *)
+    sed -n '2,7p' "$0"
+    exit 2
+    ;;
+esac
