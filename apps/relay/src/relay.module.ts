@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { HttpModule } from '@tally/http';
+import { LedgerModule } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
+import { OutboxModule } from '@tally/outbox';
 
 /** Moves every shard's outbox stream to Kafka; health and metrics over HTTP. */
 @Module({})
@@ -17,6 +19,13 @@ export class RelayModule {
           callerTokens: config.apiTokens ?? [],
           adminToken: config.adminToken,
           maxInflight: config.maxInflight,
+        }),
+        LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-relay' }),
+        OutboxModule.forRoot({
+          redis: config.redis,
+          shards: config.shards,
+          topicPartitions: config.topicPartitions,
+          topicReplication: config.topicReplication,
         }),
       ],
     };

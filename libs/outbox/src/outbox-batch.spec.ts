@@ -1,0 +1,103 @@
+import { TOPICS } from '@tally/ledger';
+import { describe, expect, it } from 'vitest';
+import { chunkTopicMessages, CLOUDEVENTS_CONTENT_TYPE, planOutboxBatch } from './outbox-batch';
+import type { StreamEntry } from './stream-entries';
+
+const ID = '01JD0000000000000000000001';
+
+function entry(
+  over: { id?: string; cost?: number; tenant?: string; stream?: string; streamId?: string } = {},
+): StreamEntry {
+  const payload = {
+    v: 1,
+    id: over.id ?? ID,
+    policy_set_version: 'set-1',
+    ...(over.tenant === undefined ? {} : { tenant: over.tenant }),
+    selectors: { principal: 'svc-42', ...(over.tenant === undefined ? {} : { tenant: over.tenant }) },
+    attributes: {},
+    cost: over.cost ?? 3,
+    outcome: 'allowed',
+    policies: [
+      { name: 'p', mode: 'enforce', key: 'svc-42', windows: [{ name: 'w', role: 'sustained', limit: 10 }] },
+    ],
+  };
+  return {
+    stream: over.stream ?? 'tally:v1:{s1}:outbox',
+    id: over.streamId ?? '1764493200000-0',
+    fields: {
+      p: JSON.stringify(payload),
+      t: '1764493200123',
+      r: JSON.stringify([{ remaining: 7, reset_ms: 100, would_deny: false }]),
+    },
+  };
+}
+
+describe(planOutboxBatch.name, () => {
+  it('makes a usage and a decision event of an allowed entry with a cost, keyed by tenant', () => {
+    const sut = planOutboxBatch([entry({ tenant: 'acme' })]);
+
+    expect(sut.published).toEqual({ [TOPICS.usage]: 1, [TOPICS.decision]: 1 });
+    const [usage, decision] = sut.topicMessages;
+    expect(usage.topic).toBe(TOPICS.usage);
+    expect(usage.messages[0].key).toBe('acme');
+    expect(usage.messages[0].headers).toEqual({ 'content-type': CLOUDEVENTS_CONTENT_TYPE });
+    expect(JSON.parse(String(usage.messages[0].value))).toMatchObject({
+      id: ID,
+      type: 'tally.usage.v1',
+      subject: 'p/svc-42',
+      time: '2025-11-30T09:00:00.123Z',
+      data: { cost: 3, tenant: 'acme' },
+    });
+    expect(JSON.parse(String(decision.messages[0].value))).toMatchObject({
+      id: ID,
+      type: 'tally.decision.v1',
+    });
+    expect([...sut.acks]).toEqual([['tally:v1:{s1}:outbox', ['1764493200000-0']]]);
+  });
+
+  it('makes only a decision event of a cost-0 entry, keyed by the policy key without a tenant', () => {
+    const sut = planOutboxBatch([entry({ cost: 0 })]);
+
+    expect(sut.published).toEqual({ [TOPICS.decision]: 1 });
+    expect(sut.topicMessages[0].messages[0].key).toBe('svc-42');
+  });
+
+  it('dead-letters a malformed entry with its reason and still acknowledges it', () => {
+    const bad: StreamEntry = { stream: 'tally:v1:{s2}:outbox', id: '5-0', fields: { p: '{"v":2}', t: '1' } };
+
+    const sut = planOutboxBatch([entry(), bad]);
+
+    expect(sut.deadLettered).toBe(1);
+    const dlq = sut.topicMessages.find((t) => t.topic === TOPICS.deadLetter);
+    expect(dlq?.messages[0].headers?.['tally-dlq-reason']).toMatch(/unknown payload version 2/);
+    expect(JSON.parse(String(dlq?.messages[0].value))).toMatchObject({ id: '5-0', fields: bad.fields });
+    expect(sut.acks.get('tally:v1:{s2}:outbox')).toEqual(['5-0']);
+  });
+});
+
+describe(chunkTopicMessages.name, () => {
+  const message = (n: number) => ({ key: 'k', value: 'x'.repeat(100 - 65 - 1) + String(n % 10) });
+
+  it('splits into requests under the byte cap, keeping order per topic', () => {
+    const topicMessages = [
+      { topic: 'a', messages: [0, 1, 2, 3, 4].map(message) },
+      { topic: 'b', messages: [5, 6].map(message) },
+    ];
+
+    const sut = chunkTopicMessages(topicMessages, 300);
+
+    expect(sut.map((chunk) => chunk.map((t) => `${t.topic}:${t.messages.length}`))).toEqual([
+      ['a:3'],
+      ['a:2', 'b:1'],
+      ['b:1'],
+    ]);
+    expect(sut.flat().flatMap((t) => t.messages)).toEqual([
+      ...topicMessages[0].messages,
+      ...topicMessages[1].messages,
+    ]);
+  });
+
+  it('never splits a single message, even one above the cap', () => {
+    expect(chunkTopicMessages([{ topic: 'a', messages: [message(1)] }], 10)).toHaveLength(1);
+  });
+});

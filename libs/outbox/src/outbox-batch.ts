@@ -1,0 +1,120 @@
+import {
+  decisionEventFromOutbox,
+  kafkaKeyOf,
+  OutboxEntryError,
+  usageEventFromOutbox,
+  type DecisionEventV1,
+  type UsageEventV1,
+} from '@tally/events';
+import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
+import type { StreamEntry } from './stream-entries';
+
+/** CloudEvents Kafka binding, structured mode: the whole event is the value. */
+export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';
+
+/** What one read batch becomes: the Kafka messages, and the stream entries they stand for. */
+export interface OutboxBatchPlan {
+  /** One element per topic with messages, for one `sendBatch`. */
+  readonly topicMessages: TopicMessages[];
+  /** Per stream, the entry ids to XACK + XDEL once Kafka confirmed every message above. */
+  readonly acks: ReadonlyMap<string, readonly string[]>;
+  /** Messages per topic (metrics). */
+  readonly published: Readonly<Record<string, number>>;
+  /** Entries that could not become events and go to the dead-letter topic instead. */
+  readonly deadLettered: number;
+}
+
+/**
+ * Pure: turns outbox entries into events. Each entry gives a decision event, and a usage event when
+ * it spent something. An entry that is not a valid outbox entry is dead-lettered with its reason and
+ * its raw fields: acknowledged like the others (a poison entry must not stall its shard forever) but
+ * never dropped silently.
+ */
+export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPlan {
+  const usage: LedgerMessage[] = [];
+  const decision: LedgerMessage[] = [];
+  const dead: LedgerMessage[] = [];
+  const acks = new Map<string, string[]>();
+  for (const entry of entries) {
+    const ids = acks.get(entry.stream) ?? [];
+    ids.push(entry.id);
+    acks.set(entry.stream, ids);
+    const fields = entry.fields;
+    try {
+      const raw = { p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' };
+      const usageEvent = usageEventFromOutbox(raw);
+      const decisionEvent = decisionEventFromOutbox(raw);
+      if (usageEvent !== null) usage.push(eventMessage(usageEvent));
+      decision.push(eventMessage(decisionEvent));
+    } catch (error) {
+      if (!(error instanceof OutboxEntryError)) throw error;
+      dead.push(deadLetter(entry, error.message));
+    }
+  }
+  const topicMessages = [
+    { topic: TOPICS.usage, messages: usage },
+    { topic: TOPICS.decision, messages: decision },
+    { topic: TOPICS.deadLetter, messages: dead },
+  ].filter((t) => t.messages.length > 0);
+  return {
+    topicMessages,
+    acks,
+    published: Object.fromEntries(topicMessages.map((t) => [t.topic, t.messages.length])),
+    deadLettered: dead.length,
+  };
+}
+
+export function eventMessage(event: UsageEventV1 | DecisionEventV1): LedgerMessage {
+  return {
+    key: kafkaKeyOf(event),
+    value: JSON.stringify(event),
+    headers: { 'content-type': CLOUDEVENTS_CONTENT_TYPE },
+  };
+}
+
+/** A record of the dead-letter topic: where it came from, why, and the raw material to replay it. */
+export function deadLetter(entry: StreamEntry, reason: string): LedgerMessage {
+  return {
+    key: entry.stream,
+    value: JSON.stringify({
+      source: 'tally-relay',
+      stream: entry.stream,
+      id: entry.id,
+      reason,
+      fields: entry.fields,
+    }),
+    headers: { 'tally-dlq-reason': reason, 'tally-dlq-source': 'outbox' },
+  };
+}
+
+/**
+ * Splits messages into sendBatch calls of at most `maxBytes` (values and keys), keeping each topic's
+ * order. Kafka refuses a record batch above `message.max.bytes` (1 MiB by default), and kafkajs puts
+ * all of one partition's messages of a call into one record batch: one busy tenant (one partition)
+ * could otherwise make a batch that Kafka rejects forever. A single message is never split.
+ */
+export function chunkTopicMessages(
+  topicMessages: readonly TopicMessages[],
+  maxBytes: number,
+): TopicMessages[][] {
+  const chunks: TopicMessages[][] = [];
+  let current = new Map<string, LedgerMessage[]>();
+  let size = 0;
+  const flush = (): void => {
+    if (current.size > 0) chunks.push([...current].map(([topic, messages]) => ({ topic, messages })));
+    current = new Map();
+    size = 0;
+  };
+  for (const { topic, messages } of topicMessages) {
+    for (const message of messages) {
+      const bytes = Buffer.byteLength(message.value) + Buffer.byteLength(message.key) + 64;
+      if (size > 0 && size + bytes > maxBytes) flush();
+      const list = current.get(topic) ?? [];
+      list.push(message);
+      current.set(topic, list);
+      size += bytes;
+    }
+  }
+  flush();
+  return chunks;
+}

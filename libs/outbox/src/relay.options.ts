@@ -1,0 +1,62 @@
+import type { RedisConnection } from '@tally/engine';
+
+/** Settings of the relay; the app builds them from TallyConfig, tests directly. */
+export interface RelayOptions {
+  /** Where Redis is (the decision engine's Redis: the outbox streams live beside the counters). */
+  readonly redis: RedisConnection;
+  /** TALLY_SHARDS: one outbox stream and one denial hash per shard. */
+  readonly shards: number;
+  /** TALLY_TOPIC_PARTITIONS / TALLY_TOPIC_REPLICATION: topics ensured at start. */
+  readonly topicPartitions: number;
+  readonly topicReplication: number;
+  /** This relay's consumer name in the group; default `host-pid-random`. */
+  readonly consumerName?: string;
+  /** Entries read per batch (one Kafka sendBatch), spread over the streams read. Default 1000. */
+  readonly batchSize?: number;
+  /** Bytes per Kafka request, below the broker's 1 MiB `message.max.bytes`. Default 512 KiB. */
+  readonly maxBatchBytes?: number;
+  /** Longest an idle XREADGROUP waits for new entries (single node). Default 1000 ms. */
+  readonly blockMs?: number;
+  /** Longest pause between polls when every stream is idle (Redis Cluster). Default 200 ms. */
+  readonly pollMaxMs?: number;
+  /** An entry pending this long in another consumer is presumed orphaned and re-claimed. Default 30 s. */
+  readonly claimMinIdleMs?: number;
+  /** How often pending entries are looked for. Default 5 s. */
+  readonly claimIntervalMs?: number;
+  /** How often closed seconds of the denial hashes are drained. Default 1 s. */
+  readonly denialIntervalMs?: number;
+  /** Lifetime of a per-shard denial lease; a dead owner's shards move on after this. Default 10 s. */
+  readonly denialLeaseMs?: number;
+  /** Retry backoff against a failing Redis or Kafka. Defaults 100 ms doubling to 5 s. */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  /**
+   * On shutdown, how long the in-flight batch may still try to reach Kafka. Past it the batch stays
+   * pending and another relay re-claims it. Default 10 s (below the apps' 15 s grace).
+   */
+  readonly shutdownGraceMs?: number;
+}
+
+export type ResolvedRelayOptions = Required<RelayOptions>;
+
+export function resolveRelayOptions(options: RelayOptions, defaultName: () => string): ResolvedRelayOptions {
+  return {
+    consumerName: defaultName(),
+    batchSize: 1000,
+    maxBatchBytes: 512 * 1024,
+    blockMs: 1000,
+    pollMaxMs: 200,
+    claimMinIdleMs: 30_000,
+    claimIntervalMs: 5_000,
+    denialIntervalMs: 1_000,
+    denialLeaseMs: 10_000,
+    retryBaseMs: 100,
+    retryMaxMs: 5_000,
+    shutdownGraceMs: 10_000,
+    ...stripUndefined(options),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,408 @@
+/**
+ * The outbox relay (@tally/outbox) in this process against REAL Redis and REAL Kafka. Real: a
+ * redis-server of this suite's own (the shared Redis holds other engineers' outbox streams, whose key
+ * names are fixed by the engine, and their relays would drain ours), the shared Kafka broker, the
+ * engine's DecisionService writing the entries, the Nest module wiring of the relay. Topic names are
+ * fixed (tally.usage.v1 / tally.decision.v1), so events are read from the offsets recorded before the
+ * suite and kept only when their tenant carries this run's unique prefix.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Test, type TestingModule } from '@nestjs/testing';
+import {
+  DecisionService,
+  EngineService,
+  allShardKeys,
+  shardOf,
+  type Decision,
+  type EngineOptions,
+} from '@tally/engine';
+import {
+  createLedger,
+  LedgerModule,
+  ledgerTopicSpecs,
+  TOPICS,
+  type Ledger,
+  type LedgerConsumer,
+} from '@tally/ledger';
+import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
+import { denialLeaseKey, OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
+import type { Policy } from '@tally/policy';
+import { testEnv, uniqueName } from '@tally/testing';
+import { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const SHARDS = 4;
+const run = uniqueName('relay-it');
+
+interface Seen {
+  readonly topic: string;
+  readonly id: string;
+  readonly tenant?: string;
+  readonly outcome?: string;
+  readonly count?: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function until<T>(
+  probe: () => Promise<T> | T,
+  done: (v: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A throwaway redis-server (no persistence), stopped by its pid in afterAll. */
+async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+  probe.on('error', () => undefined); // refused until the server listens
+  await until(
+    () =>
+      probe.ping().then(
+        () => true,
+        () => false,
+      ),
+    (ok) => ok,
+    10_000,
+  );
+  probe.disconnect();
+  return { url, child };
+}
+
+/** Everything published to the ledger topics from now on whose tenant belongs to this run. */
+class Collector {
+  readonly seen: Seen[] = [];
+  private constructor(private readonly consumer: LedgerConsumer) {}
+
+  static async start(ledger: Ledger): Promise<Collector> {
+    const topics = [TOPICS.usage, TOPICS.decision];
+    const high = new Map<string, string>();
+    for (const topic of topics) {
+      // Right after creation a partition may have no leader yet: ask again until it has one.
+      const offsets = await until(
+        () => ledger.admin.fetchTopicOffsets(topic).catch(() => undefined),
+        (o) => o !== undefined,
+      );
+      for (const p of offsets ?? []) high.set(`${topic}/${p.partition}`, p.high);
+    }
+    const consumer = ledger.consumers.create({
+      groupId: uniqueName('relay-it-collector'),
+      topics,
+      fromBeginning: true,
+      maxWaitTimeMs: 200,
+    });
+    const collector = new Collector(consumer);
+    // Skip what was there before the suite; the tenant filter below makes a late seek harmless.
+    consumer.onAssigned((assignment) => {
+      for (const [topic, partitions] of Object.entries(assignment)) {
+        for (const p of partitions) consumer.seek(topic, p, high.get(`${topic}/${p}`) ?? '0');
+      }
+    });
+    await consumer.run(async (batch) => {
+      for (const record of batch.records) {
+        const event = JSON.parse(String(record.value)) as {
+          id: string;
+          data: { tenant?: string; outcome?: string; count?: number };
+        };
+        if (!event.data.tenant?.startsWith(run)) continue;
+        collector.seen.push({
+          topic: batch.topic,
+          id: event.id,
+          tenant: event.data.tenant,
+          outcome: event.data.outcome,
+          count: event.data.count,
+        });
+      }
+      return Promise.resolve();
+    });
+    return collector;
+  }
+
+  ids(topic: string, tenantPrefix = run): string[] {
+    return this.seen.filter((s) => s.topic === topic && s.tenant?.startsWith(tenantPrefix)).map((s) => s.id);
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}
+
+function policy(name: string, limit: number): Policy {
+  return {
+    name,
+    match: {},
+    unless: {},
+    key: ['principal'],
+    windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit, periodMs: 3_600_000 }],
+    maxCost: 5,
+    onBackendFailure: 'fail_closed',
+    mode: 'enforce',
+    enabled: true,
+  };
+}
+
+/** The engine's own DecisionService on our Redis: the entries are exactly what production writes. */
+function decider(url: string, policies: Policy[], scriptNow?: () => number) {
+  const redis = new Redis(url, { enableAutoPipelining: false });
+  const options: EngineOptions = {
+    redis: { mode: 'single', url },
+    shards: SHARDS,
+    backendTimeoutMs: 5_000,
+    idempotencyTtlMs: 60_000,
+    tokenSecret: 'relay-it-secret-0123456789',
+    ...(scriptNow ? { scriptNow } : {}),
+  };
+  const source = { current: { version: uniqueName('set'), policies, loadedAt: 0 } };
+  const service = new DecisionService(new EngineService(redis, options), source, options);
+  return {
+    decide: (r: Parameters<DecisionService['decide']>[0]) => service.decide(r),
+    close: () => redis.quit(),
+  };
+}
+
+/** Relays still running; closed after each test, so a failed test never leaves one draining the next. */
+const running = new Set<TestingModule>();
+
+async function stopRelay(moduleRef: TestingModule): Promise<void> {
+  running.delete(moduleRef);
+  await moduleRef.close();
+}
+
+async function startRelay(url: string, over: Partial<RelayOptions> = {}): Promise<TestingModule> {
+  const name = over.consumerName ?? uniqueName('relay');
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      ObservabilityModule.forRoot({ app: name, defaultMetrics: false }),
+      LedgerModule.forRoot({ brokers: testEnv().kafkaBrokers, clientId: name, logLevel: 'error' }),
+      OutboxModule.forRoot({
+        redis: { mode: 'single', url },
+        shards: SHARDS,
+        topicPartitions: 12,
+        topicReplication: 1,
+        consumerName: name,
+        blockMs: 200,
+        claimMinIdleMs: 2_000,
+        claimIntervalMs: 500,
+        denialIntervalMs: 200,
+        ...over,
+      }),
+    ],
+  }).compile();
+  running.add(moduleRef);
+  await moduleRef.init();
+  return moduleRef;
+}
+
+async function metric(moduleRef: TestingModule, name: string, labels = ''): Promise<number> {
+  const text = await moduleRef.get<Registry>(METRICS_REGISTRY).metrics();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+function countById(ids: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
+describe(OutboxRelay.name, () => {
+  let redisChild: ChildProcess;
+  let url: string;
+  let redis: Redis;
+  let ledger: Ledger;
+  let collector: Collector;
+  const outboxes = allShardKeys(SHARDS).map((k) => k.outbox);
+
+  const outboxLength = async (): Promise<number> =>
+    (await Promise.all(outboxes.map((k) => redis.xlen(k)))).reduce((a, b) => a + b, 0);
+  const pending = async (): Promise<number> => {
+    let total = 0;
+    for (const key of outboxes) {
+      const summary = (await redis.call('XPENDING', key, 'tally-relay').catch(() => [0])) as [number];
+      total += Number(summary[0]);
+    }
+    return total;
+  };
+
+  beforeAll(async () => {
+    ({ url, child: redisChild } = await startRedis());
+    redis = new Redis(url);
+    ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'error' });
+    await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }));
+    collector = await Collector.start(ledger);
+  });
+
+  afterEach(async () => {
+    await Promise.all([...running].map(stopRelay));
+  });
+
+  afterAll(async () => {
+    await collector?.stop();
+    await ledger?.close();
+    redis?.disconnect();
+    if (redisChild?.pid !== undefined) process.kill(redisChild.pid, 'SIGTERM');
+  });
+
+  it('publishes every entry exactly once, including those written before any relay ran', async () => {
+    // given: decisions of 10 tenants (cost 0..3), half of them before the relay exists
+    const tenants = `${run}-a`;
+    const engine = decider(url, [policy(uniqueName('pa'), 1_000_000)]);
+    const decisions: Decision[] = [];
+    const write = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        const selectors = { tenant: `${tenants}-${i % 10}`, principal: `p${i % 3}` };
+        decisions.push(await engine.decide({ selectors, cost: i % 4 }));
+      }
+    };
+    await write(200);
+    expect(await outboxLength()).toBe(150);
+
+    // when: a relay starts, and more decisions arrive while it runs
+    const sut = await startRelay(url);
+    await write(200);
+
+    // then: every decision with a cost has one decision event and one usage event, nothing twice
+    // (cost 0 is a peek: nothing is written, so there is no event)
+    const usageIds = decisions.filter((_, i) => i % 4 !== 0).map((d) => d.decision_id);
+    await until(
+      () => collector.ids(TOPICS.decision, tenants).length,
+      (n) => n >= 300,
+    );
+    await until(outboxLength, (n) => n === 0);
+    expect(await pending()).toBe(0);
+    await new Promise((r) => setTimeout(r, 1000)); // room for a duplicate to show up
+    const decisionCounts = countById(collector.ids(TOPICS.decision, tenants));
+    const usageCounts = countById(collector.ids(TOPICS.usage, tenants));
+    expect(new Set(decisionCounts.keys())).toEqual(new Set(usageIds));
+    expect(new Set(usageCounts.keys())).toEqual(new Set(usageIds));
+    expect([...decisionCounts.values(), ...usageCounts.values()].every((n) => n === 1)).toBe(true);
+    expect(await metric(sut, 'tally_relay_events_published_total', `topic="${TOPICS.usage}"`)).toBe(300);
+    expect(await metric(sut, 'tally_outbox_length')).toBe(0);
+    await stopRelay(sut);
+    await engine.close();
+  });
+
+  it('two relays share the streams and together publish everything once', async () => {
+    // given: two relays on the same streams
+    const tenants = `${run}-b`;
+    const [first, second] = await Promise.all([startRelay(url), startRelay(url)]);
+    const engine = decider(url, [policy(uniqueName('pb'), 1_000_000)]);
+
+    // when: 1000 decisions arrive, 20 at a time
+    const ids: string[] = [];
+    for (let i = 0; i < 1000; i += 20) {
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          engine.decide({ selectors: { tenant: `${tenants}-${(i + j) % 16}`, principal: 'p' }, cost: 1 }),
+        ),
+      );
+      ids.push(...batch.map((d) => d.decision_id));
+    }
+
+    // then: each relay published part of them, together all of them, each once
+    await until(
+      () => collector.ids(TOPICS.usage, tenants).length,
+      (n) => n >= 1000,
+    );
+    await until(outboxLength, (n) => n === 0);
+    const published = await Promise.all(
+      [first, second].map((m) => metric(m, 'tally_relay_events_published_total', `topic="${TOPICS.usage}"`)),
+    );
+    expect(published.every((n) => n > 0)).toBe(true);
+    expect(published[0] + published[1]).toBe(1000);
+    const counts = countById(collector.ids(TOPICS.usage, tenants));
+    expect(new Set(counts.keys())).toEqual(new Set(ids));
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    await Promise.all([stopRelay(first), stopRelay(second)]);
+    await engine.close();
+  });
+
+  it('re-claims the entries a vanished relay left pending and publishes them', async () => {
+    // given: entries delivered to a consumer that never acknowledges (a relay that died mid-batch)
+    const tenant = `${run}-c`;
+    const engine = decider(url, [policy(uniqueName('pc'), 1_000_000)]);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      ids.push((await engine.decide({ selectors: { tenant, principal: 'p' }, cost: 2 })).decision_id);
+    }
+    const shard = allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].outbox;
+    await redis.call('XGROUP', 'CREATE', shard, 'tally-relay', '0', 'MKSTREAM').catch(() => undefined);
+    await redis.call('XREADGROUP', 'GROUP', 'tally-relay', 'dead-relay', 'COUNT', 100, 'STREAMS', shard, '>');
+    expect(await pending()).toBe(30);
+
+    // when: a relay runs (min idle 2 s)
+    const sut = await startRelay(url);
+
+    // then: after the idle time they are taken over, published once and deleted
+    await until(
+      () => collector.ids(TOPICS.usage, tenant).length,
+      (n) => n >= 30,
+    );
+    await until(pending, (n) => n === 0);
+    expect(new Set(collector.ids(TOPICS.usage, tenant))).toEqual(new Set(ids));
+    expect(await metric(sut, 'tally_relay_reclaimed_total')).toBe(30);
+    expect(await outboxLength()).toBe(0);
+    await stopRelay(sut);
+    await engine.close();
+  });
+
+  it('coalesces 50 denials of one key within a second into one decision event with count 50', async () => {
+    // given: a limit of 1, and 51 decisions within one closed second (a fixed script time in the past)
+    const tenant = `${run}-d`;
+    const second = Math.floor(Date.now() / 1000) - 5;
+    const engine = decider(url, [policy(uniqueName('pd'), 1)], () => second * 1000 + 250);
+    const decisions: Decision[] = [];
+    for (let i = 0; i < 51; i++)
+      decisions.push(await engine.decide({ selectors: { tenant, principal: 'p' }, cost: 1 }));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(1);
+    const denials = allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denials;
+    expect(await redis.hlen(denials)).toBe(3);
+
+    // when: a relay drains the denial hashes
+    const sut = await startRelay(url);
+
+    // then: one denied decision event counting 50, plus the one allowed decision; the hash is empty
+    const denied = await until(
+      () => collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied'),
+      (list) => list.length >= 1,
+    );
+    await until(
+      () => redis.hlen(denials),
+      (n) => n === 0,
+    );
+    await new Promise((r) => setTimeout(r, 1000)); // a second drain must not add anything
+    expect(collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied')).toEqual([denied[0]]);
+    expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
+    expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);
+    expect(await metric(sut, 'tally_relay_denials_drained_total')).toBe(50);
+    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBe(sut.get(OutboxRelay).consumerName);
+    await stopRelay(sut);
+    // a graceful stop hands the leases back
+    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBeNull();
+    await engine.close();
+  });
+});
