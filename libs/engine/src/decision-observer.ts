@@ -12,4 +12,11 @@ export interface DecisionObserver {
   onBackendError?(reason: BackendFailure): void;
   /** The circuit breaker changed state. */
   onBreaker?(state: BreakerState): void;
+  /**
+   * The number of degraded decisions waiting for Redis to reach the ledger changed (a gauge): called
+   * when one is buffered and after each flush round trip.
+   */
+  onDegradedBuffered?(size: number): void;
+  /** `n` degraded decisions were dropped, the buffer being full: they never reach the ledger. */
+  onDegradedDropped?(n: number): void;
 }

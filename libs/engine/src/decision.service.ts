@@ -8,13 +8,15 @@ import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.c
 import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService, type StepResult } from './engine.service';
 import type { ScriptOutcome } from './decide.script';
+import { DegradedLedger } from './degraded-ledger';
 import { describeState, type PolicyStateResult } from './policy-state';
 
 /**
  * The decision use case (DESIGN §3): validate → plan → one script → answer. A request no policy
  * applies to is allowed with `policies: []`; with cost > 0 it still goes through the script, so its
  * idempotency and its usage event in the ledger work like any other (with cost 0 there is nothing to
- * peek and Redis is not asked).
+ * peek and Redis is not asked). A degraded decision goes to the `DegradedLedger`, which appends it to
+ * the outbox once Redis answers again.
  */
 @Injectable()
 export class DecisionService {
@@ -23,6 +25,7 @@ export class DecisionService {
     @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
     @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
+    @Optional() private readonly degraded?: DegradedLedger,
   ) {}
 
   async decide(request: DecisionRequest): Promise<Decision> {
@@ -103,6 +106,12 @@ export class DecisionService {
   }
 
   private answer(plan: DecisionPlan, step: StepResult<ScriptOutcome>): Decision {
-    return step.ok ? scriptDecision(plan, step.value) : backendDecision(plan, step.failure);
+    if (step.ok) {
+      this.degraded?.nudge();
+      return scriptDecision(plan, step.value);
+    }
+    const decision = backendDecision(plan, step.failure);
+    if (decision.degraded) this.degraded?.record(plan, step.failure);
+    return decision;
   }
 }

@@ -91,7 +91,10 @@ export interface Decision {
   readonly code: DecisionCode | null;
   /** How long to wait before retrying (429: exact time until the cost fits; 503: a back-off); 0 when allowed. */
   readonly retry_after_ms: number;
-  /** True when the backend failed and a fail_open policy let the request through uncounted. */
+  /**
+   * True when the backend failed and a fail_open policy let the request through uncounted by the
+   * windows; it still reaches the ledger (`DegradedLedger`) once Redis answers again.
+   */
   readonly degraded: boolean;
   /** With `degraded`: which backend failure. */
   readonly degraded_cause?: BackendFailure;

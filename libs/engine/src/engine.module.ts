@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { DecisionObserver } from './decision-observer';
 import { DecisionService } from './decision.service';
+import { DegradedLedger } from './degraded-ledger';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
 import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
@@ -35,8 +36,9 @@ function bind(token: symbol, source: unknown): Provider {
 }
 
 /**
- * The decision engine: `DecisionService` (the use case) and `EngineService` (Redis, deadlines,
- * breaker, health). The Redis client is created here and closed with the module.
+ * The decision engine: `DecisionService` (the use case), `EngineService` (Redis, deadlines,
+ * breaker, health) and `DegradedLedger` (degraded decisions into the outbox once Redis is back). The
+ * Redis client is created here and closed with the module, after the ledger's last flush.
  */
 @Module({})
 export class EngineModule {
@@ -54,6 +56,7 @@ export class EngineModule {
       },
       bind(POLICY_SET_SOURCE, def.policySource),
       EngineService,
+      DegradedLedger,
       DecisionService,
     ];
     if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
@@ -61,7 +64,7 @@ export class EngineModule {
       module: EngineModule,
       imports: def.imports ?? [],
       providers,
-      exports: [DecisionService, EngineService],
+      exports: [DecisionService, EngineService, DegradedLedger],
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { PolicySet } from '@tally/policy';
 import type { BreakerOptions } from './circuit-breaker';
+import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { RedisConnection } from './redis.provider';
 
 /** Settings of the engine, built from TallyConfig by the app. */
@@ -16,8 +17,10 @@ export interface EngineOptions {
   readonly tokenSecret: string;
   /** Circuit breaker; defaults to 5 consecutive failures, 1 s open. */
   readonly breaker?: BreakerOptions;
-  /** Wall clock for the breaker (ms); defaults to Date.now. */
+  /** Wall clock (ms) of the breaker and of degraded decisions' times; defaults to Date.now. */
   readonly clock?: () => number;
+  /** The buffer of degraded decisions waiting for Redis; see `DEFAULT_DEGRADED_LEDGER` for defaults. */
+  readonly degradedLedger?: Partial<DegradedLedgerOptions>;
   /** Tests only: a fixed decision time passed to the script instead of the Redis clock (`TIME`). */
   readonly scriptNow?: () => number | undefined;
 }

@@ -12,6 +12,8 @@ import {
 } from './decide.script';
 import type { DecisionObserver } from './decision-observer';
 import type { DecisionPlan } from './decision-plan';
+import { appendDegradedEntries } from './degraded-append';
+import type { DegradedEntry } from './degraded-entry';
 import type { BackendFailure } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
 import type { EngineOptions } from './engine.options';
@@ -36,6 +38,7 @@ export interface EngineHealth {
 @Injectable()
 export class EngineService implements OnModuleInit, OnModuleDestroy {
   private readonly breaker: CircuitBreaker;
+  private readonly closeTasks: (() => Promise<void>)[] = [];
   private lastError: string | undefined;
 
   constructor(
@@ -66,8 +69,19 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /**
+   * Runs the registered close tasks (the degraded ledger's last flush) and only then closes the
+   * connection. Nest calls the destroy hooks of one module's providers concurrently, so the order
+   * cannot be left to it: a flush racing QUIT would be refused.
+   */
   async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled(this.closeTasks.map((task) => task()));
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Work that needs the connection at shutdown; each task bounds its own duration. */
+  beforeClose(task: () => Promise<void>): void {
+    this.closeTasks.push(task);
   }
 
   /** One decision, one script, one round trip. */
@@ -113,6 +127,19 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /**
+   * Appends buffered degraded entries to their shard outboxes (see `appendDegradedEntries`), as one
+   * step: through the breaker (a flush while it is open is refused; after the cooldown it may be the
+   * probe) and under `deadlineMs`. Returns the entries Redis acknowledged; none when the step failed.
+   */
+  async appendDegraded(
+    entries: readonly DegradedEntry[],
+    deadlineMs: number,
+  ): Promise<ReadonlySet<DegradedEntry>> {
+    const step = await this.step(() => appendDegradedEntries(this.redis, entries), deadlineMs);
+    return step.ok ? step.value : new Set();
+  }
+
   health(): EngineHealth {
     const breaker = this.breaker.state;
     const connection = this.redis.status;
@@ -149,10 +176,13 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Breaker admission, deadline, classification and breaker accounting around one Redis step. */
-  private async step<T>(work: () => Promise<T>): Promise<StepResult<T>> {
+  private async step<T>(
+    work: () => Promise<T>,
+    deadlineMs = this.options.backendTimeoutMs,
+  ): Promise<StepResult<T>> {
     if (!this.breaker.tryAcquire()) return this.failed(new BreakerOpenError());
     try {
-      const value = await withDeadline(work(), this.options.backendTimeoutMs);
+      const value = await withDeadline(work(), deadlineMs);
       this.breaker.success();
       return { ok: true, value };
     } catch (error) {

@@ -1,0 +1,40 @@
+import type { DecisionPlan } from './decision-plan';
+import { PAYLOAD_PREFIX } from './decision-plan';
+import type { BackendFailure } from './decision.types';
+
+/**
+ * One degraded decision (allowed under fail_open while Redis failed) waiting to be appended to its
+ * shard's outbox, exactly as decide.lua would have appended it had it run: `p` the payload, `t` the
+ * decision time, `r` the window results (none: no script ran, so no window state is known).
+ */
+export interface DegradedEntry {
+  /** The decision id (ULID), also the payload's `id` and so the event ids: downstream dedups by it. */
+  readonly decisionId: string;
+  /** Hash-tag shard of the decision; entries of one shard share one outbox stream (and one slot). */
+  readonly shard: number;
+  /** The shard's outbox stream, `tally:v1:{s<N>}:outbox`. */
+  readonly outbox: string;
+  /** Field `p`: the allowed payload of the plan with `outcome: 'degraded'` and `degraded_cause`. */
+  readonly payload: string;
+  /**
+   * Field `t`: the API's local wall-clock time of the decision, epoch ms. Redis time is what allowed
+   * decisions carry, but it is unavailable by definition here; replicas' clocks may differ a little.
+   */
+  readonly timeMs: number;
+}
+
+/** Field `r` of a degraded entry: no window was evaluated, so the events carry only static facts. */
+export const DEGRADED_RESULTS = '[]';
+
+const DEGRADED_PREFIX = '{"v":1,"outcome":"degraded",';
+
+/**
+ * The entry of a degraded decision. The payload is the plan's allowed payload with its prefix swapped
+ * (as decide.lua derives a denial's), so selectors, attributes, cost, idempotency key and policies are
+ * byte for byte what an allowed decision of this request would have carried.
+ */
+export function degradedEntry(plan: DecisionPlan, cause: BackendFailure, timeMs: number): DegradedEntry {
+  if (!plan.payloadJson.startsWith(PAYLOAD_PREFIX)) throw new Error('plan payload lacks its allowed prefix');
+  const payload = `${DEGRADED_PREFIX}"degraded_cause":${JSON.stringify(cause)},${plan.payloadJson.slice(PAYLOAD_PREFIX.length)}`;
+  return { decisionId: plan.decisionId, shard: plan.shard.shard, outbox: plan.shard.outbox, payload, timeMs };
+}

@@ -1,0 +1,296 @@
+/**
+ * Degraded decisions reach the ledger, with a REAL Redis process that this file starts on a spare
+ * port (6394), stops and restarts by its own pid. Real: Redis, the engine, the degraded ledger. The
+ * restarted server is empty (no persistence), so every outbox entry it holds was appended after it
+ * came back: exactly the degraded decisions, and nothing twice.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  allShardKeys,
+  createRedis,
+  DecisionService,
+  DegradedLedger,
+  EngineService,
+  shardKeys,
+  shardOf,
+  type Decision,
+  type DecisionObserver,
+  type DegradedLedgerOptions,
+  type EngineOptions,
+} from '@tally/engine';
+import {
+  decisionEventFromOutbox,
+  parseDecisionEvent,
+  parseUsageEvent,
+  usageEventFromOutbox,
+  type OutboxPayload,
+} from '@tally/events';
+import type { Policy, PolicySet } from '@tally/policy';
+import { uniqueName } from '@tally/testing';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const PORT = 6394;
+const URL_ = `redis://127.0.0.1:${PORT}`;
+const SHARDS = 16;
+const dir = mkdtempSync(join(tmpdir(), 'tally-engine-degraded-'));
+
+function startRedis(): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(PORT), '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
+  return waitFor(async () => {
+    const probe = new Redis(URL_, {
+      lazyConnect: true,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
+    try {
+      probe.on('error', () => undefined);
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  }).then(() => child);
+}
+
+function stopRedis(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function policy(name: string, onBackendFailure: Policy['onBackendFailure']): Policy {
+  return {
+    name,
+    match: { route: [name] },
+    unless: {},
+    key: ['principal'],
+    windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 1_000, periodMs: 3_600_000 }],
+    maxCost: 10,
+    onBackendFailure,
+    mode: 'enforce',
+    enabled: true,
+  };
+}
+
+interface OutboxRow {
+  readonly stream: string;
+  readonly fields: Record<string, string>;
+  readonly payload: OutboxPayload;
+}
+
+/** Every entry of every shard outbox of the test server. */
+async function outboxRows(): Promise<OutboxRow[]> {
+  const client = new Redis(URL_, { lazyConnect: true, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const rows: OutboxRow[] = [];
+    for (const { outbox } of allShardKeys(SHARDS)) {
+      for (const [, flat] of await client.xrange(outbox, '-', '+')) {
+        const fields: Record<string, string> = {};
+        for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+        rows.push({ stream: outbox, fields, payload: JSON.parse(fields.p) as OutboxPayload });
+      }
+    }
+    return rows;
+  } finally {
+    client.disconnect();
+  }
+}
+
+const degradedRows = async () => (await outboxRows()).filter((r) => r.payload.outcome === 'degraded');
+
+describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, () => {
+  let server: ChildProcess;
+  let engine: EngineService | undefined;
+  const open = uniqueName('open');
+  const closed = uniqueName('closed');
+  const set: PolicySet = {
+    version: 'degraded-test',
+    policies: [policy(open, 'fail_open'), policy(closed, 'fail_closed')],
+    loadedAt: 0,
+  };
+
+  /** A fresh engine, ledger and decision service on the test server. */
+  async function setup(ledger: Partial<DegradedLedgerOptions> = {}) {
+    const options: EngineOptions = {
+      redis: { mode: 'single', url: URL_ },
+      shards: SHARDS,
+      backendTimeoutMs: 150,
+      idempotencyTtlMs: 60_000,
+      tokenSecret: 'engine-degraded-secret-0123',
+      breaker: { failureThreshold: 3, cooldownMs: 200 },
+      degradedLedger: ledger,
+    };
+    const buffered: number[] = [];
+    const observer: DecisionObserver = { onDegradedBuffered: (size) => buffered.push(size) };
+    engine = new EngineService(createRedis(options.redis), options, observer);
+    await engine.onModuleInit();
+    const degraded = new DegradedLedger(engine, options, observer);
+    const sut = new DecisionService(engine, { current: set }, options, observer, degraded);
+    return { engine, degraded, sut, buffered };
+  }
+
+  async function redisGoesAway(e: EngineService): Promise<void> {
+    await stopRedis(server);
+    await waitFor(() => e.health().connection !== 'ready');
+  }
+
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+
+  afterEach(async () => {
+    await engine?.onModuleDestroy();
+    engine = undefined;
+  });
+
+  afterAll(async () => {
+    if (server) await stopRedis(server);
+  });
+
+  it('appends exactly the degraded decisions to their shard outboxes once Redis is back', async () => {
+    const { engine: e, degraded, sut, buffered } = await setup();
+    const ask = (tenant: string, route: string, cost: number) =>
+      sut.decide({ selectors: { tenant, principal: 'p', route }, attributes: { plan: 'pro' }, cost });
+    expect(await ask('acme', open, 1)).toMatchObject({ allowed: true, degraded: false });
+
+    // given Redis is gone
+    await redisGoesAway(e);
+    const before = Date.now();
+    // when fail_open decisions degrade: single ones over several tenants (shards) and a batch
+    const decided: Decision[] = [];
+    const tenants = Array.from({ length: 6 }, (_, i) => uniqueName(`t${i}`));
+    for (const [i, tenant] of tenants.entries()) {
+      decided.push(await ask(tenant, open, 1 + (i % 3)), await ask(tenant, open, 2));
+    }
+    decided.push(
+      ...(await sut.decideBatch(
+        tenants
+          .slice(0, 3)
+          .map((tenant) => ({ selectors: { tenant, principal: 'q', route: open }, cost: 4 })),
+      )),
+    );
+    // and fail_closed decisions are refused (nothing spent) and a cost-0 peek degrades (nothing spent)
+    const refused = [await ask(tenants[0], closed, 1), await ask(tenants[1], closed, 1)];
+    const peek = await ask(tenants[2], open, 0);
+    const after = Date.now();
+
+    expect(decided.every((d) => d.allowed && d.degraded && d.degraded_cause === 'backend_unavailable')).toBe(
+      true,
+    );
+    expect(refused.map((d) => d.status)).toEqual([503, 503]);
+    expect(peek).toMatchObject({ allowed: true, degraded: true });
+    const N = decided.length;
+    expect(N).toBe(15);
+    expect(degraded.size).toBe(N);
+    expect(buffered.at(-1)).toBe(N);
+
+    // when Redis comes back (empty), with no decision to trigger a flush: the probe does it
+    server = await startRedis();
+    await waitFor(async () => (await outboxRows()).length >= N, 8_000);
+    // then, also a while later, exactly N entries: the degraded decisions, each once
+    await sleep(1_500);
+    const rows = await outboxRows();
+    expect(rows).toHaveLength(N);
+    expect(rows.map((r) => r.payload.id).sort()).toEqual(decided.map((d) => d.decision_id).sort());
+    expect(degraded.size).toBe(0);
+    expect(buffered.at(-1)).toBe(0);
+
+    for (const row of rows) {
+      const { p, t, r } = row.fields;
+      expect(row.payload).toMatchObject({ outcome: 'degraded', degraded_cause: 'backend_unavailable' });
+      expect(row.stream).toBe(shardKeys(shardOf(row.payload.tenant, SHARDS)).outbox);
+      expect(Number(t)).toBeGreaterThanOrEqual(before);
+      expect(Number(t)).toBeLessThanOrEqual(after);
+      expect(r).toBe('[]');
+      // billing sees a usage event, the audit trail a degraded decision event; both valid
+      const usage = usageEventFromOutbox({ p, t, r });
+      expect(usage?.data).toMatchObject({ outcome: 'degraded', cost: row.payload.cost });
+      expect(parseUsageEvent(JSON.stringify(usage)).ok).toBe(true);
+      const decision = decisionEventFromOutbox({ p, t, r });
+      expect(decision.data).toMatchObject({ outcome: 'degraded', degraded_cause: 'backend_unavailable' });
+      expect(parseDecisionEvent(JSON.stringify(decision)).ok).toBe(true);
+    }
+    const fromSingle = rows.find((r) => r.payload.id === decided[0].decision_id)?.payload;
+    expect(fromSingle).toMatchObject({
+      tenant: tenants[0],
+      selectors: { tenant: tenants[0], principal: 'p', route: open },
+      attributes: { plan: 'pro' },
+      cost: 1,
+      policy_set_version: 'degraded-test',
+      policies: [
+        { name: open, mode: 'enforce', key: 'p', windows: [{ name: 'w', role: 'sustained', limit: 1_000 }] },
+      ],
+    });
+  });
+
+  it('flushes on the first successful decision, before any probe', async () => {
+    // given a probe too slow to matter
+    const { engine: e, degraded, sut } = await setup({ probeIntervalMs: 600_000 });
+    const tenant = uniqueName('nudge');
+    const ask = (cost: number) => sut.decide({ selectors: { tenant, principal: 'p', route: open }, cost });
+    await redisGoesAway(e);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await ask(1)).decision_id);
+    expect(degraded.size).toBe(4);
+
+    server = await startRedis();
+    // when a decision succeeds again (after the reconnect and the breaker's cooldown; the attempts
+    // before it degrade too, and are owed to the ledger as well)
+    await waitFor(async () => {
+      const d = await ask(1);
+      if (d.degraded) ids.push(d.decision_id);
+      return !d.degraded;
+    });
+    // then the buffer is drained right after it
+    await waitFor(async () => (await degradedRows()).length >= ids.length, 2_000);
+    expect((await degradedRows()).map((r) => r.payload.id).sort()).toEqual(ids.sort());
+    expect(degraded.size).toBe(0);
+  });
+
+  it('tries a last flush when the engine closes', async () => {
+    const { engine: e, degraded, sut } = await setup({ probeIntervalMs: 600_000 });
+    const tenant = uniqueName('close');
+    await redisGoesAway(e);
+    for (let i = 0; i < 3; i++)
+      await sut.decide({ selectors: { tenant, principal: 'p', route: open }, cost: 1 });
+    expect(degraded.size).toBe(3);
+
+    server = await startRedis();
+    await waitFor(() => e.health().connection === 'ready');
+    // the breaker's cooldown has passed, but no decision and no probe has flushed yet
+    await sleep(250);
+    expect(degraded.size).toBe(3);
+    expect(await degradedRows()).toHaveLength(0);
+
+    // when the module stops
+    await e.onModuleDestroy();
+    engine = undefined;
+    // then the buffer reached the outbox before the connection closed
+    expect(degraded.size).toBe(0);
+    expect(await degradedRows()).toHaveLength(3);
+  });
+});
