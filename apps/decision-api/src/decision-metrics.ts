@@ -23,6 +23,8 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   private readonly breaker: Gauge;
   private readonly reloads: Counter<'outcome' | 'trigger'>;
   private readonly policyVersion: Gauge<'version'>;
+  private readonly degradedBuffered: Gauge;
+  private readonly degradedDropped: Counter;
 
   constructor(
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -65,6 +67,16 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
       labelNames: ['version'],
       registers,
     });
+    this.degradedBuffered = new Gauge({
+      name: 'tally_degraded_ledger_buffered',
+      help: 'Degraded (fail_open) decisions waiting in memory for Redis to take their outbox entries',
+      registers,
+    });
+    this.degradedDropped = new Counter({
+      name: 'tally_degraded_ledger_dropped_total',
+      help: 'Degraded decisions whose ledger entry was dropped because the buffer was full',
+      registers,
+    });
   }
 
   onModuleInit(): void {
@@ -90,6 +102,14 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
 
   onBackendError(reason: BackendFailure): void {
     this.backendErrors.inc({ reason });
+  }
+
+  onDegradedBuffered(size: number): void {
+    this.degradedBuffered.set(size);
+  }
+
+  onDegradedDropped(n: number): void {
+    this.degradedDropped.inc(n);
   }
 
   onBreaker(state: BreakerState): void {
