@@ -1,0 +1,134 @@
+// The hot-path benchmark (issue 3 item 10, DESIGN §6): printed figures, not a timed test.
+// One run, one load generator (autocannon, this process), one Redis, both servers up side by side:
+//   ceiling  — bare Fastify + one EVALSHA of decide.lua     vs  the decision API, same load;
+//   raw ioredis pipelines of EVALSHA (checks/s)             vs  POST /v1/decisions:batch.
+// The machine is shared and noisy, so each pair is measured in BENCH_ROUNDS rounds whose order
+// alternates (baseline first, then API first); a ratio is taken within each round (its two sides ran
+// back to back) and the headline ratio is the median over the rounds, while the printed absolute
+// figures are means. Every measurement starts from an empty Redis.
+// Settings (env): BENCH_CONNECTIONS (64), BENCH_PIPELINING (1), BENCH_WARMUP (3 s), BENCH_DURATION
+// (10 s), BENCH_ROUNDS (3), BENCH_BATCH_SIZE (100), BENCH_BATCH_CONCURRENCY (8),
+// BENCH_BACKEND_TIMEOUT_MS (the API's TALLY_BACKEND_TIMEOUT_MS; default: the app's), BENCH_REDIS_PORT
+// (6395: a private redis-server started and stopped here) or BENCH_REDIS_URL (an existing Redis:
+// nothing is flushed and the outbox entries stay), BENCH_API_NODE_ARGS (extra node flags of the API
+// child, for what-if runs), BENCH_PROFILE=1 (--cpu-prof of the API child into
+// .local/bench/prof; read it with test/bench/profile-summary.mjs).
+import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { decideLua, loadEngine, ROOT } from './lib/built.mjs';
+import { measureHttp, round } from './lib/load.mjs';
+import { startRedis } from './lib/redis.mjs';
+import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
+import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
+import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
+
+const OUT_DIR = join(ROOT, '.local/bench');
+const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
+
+const settings = {
+  connections: int('BENCH_CONNECTIONS', 64),
+  pipelining: int('BENCH_PIPELINING', 1),
+  warmupSeconds: int('BENCH_WARMUP', 3),
+  durationSeconds: int('BENCH_DURATION', 10),
+  rounds: int('BENCH_ROUNDS', 3),
+  batchSize: int('BENCH_BATCH_SIZE', 100),
+  batchConcurrency: int('BENCH_BATCH_CONCURRENCY', 8),
+  shards: 64,
+  cpus: availableParallelism(),
+  node: process.version,
+};
+
+const log = (line) => process.stdout.write(`[bench] ${line}\n`);
+
+/** Runs `a` then `b`, or `b` then `a` on odd rounds, so drift of the machine's load hits both alike. */
+async function pair(n, a, b) {
+  if (n % 2 === 0) return { a: await a(), b: await b() };
+  const second = await b();
+  return { a: await a(), b: second };
+}
+
+export async function runHotPathBench() {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const engine = loadEngine();
+  const store = await startRedis(engine, log);
+  const servers = [];
+  try {
+    const ceiling = await startCeiling(store, settings, log);
+    servers.push(ceiling);
+    const api = await startApi(store, settings, OUT_DIR, log);
+    servers.push(api);
+    const sha = await store.redis.script('LOAD', decideLua());
+    const single = singleBody();
+    const batch = batchBody(settings.batchSize);
+    const fresh = async (what, measure) => {
+      await store.flush();
+      log(what);
+      return measure();
+    };
+    const http =
+      (url, extra = {}) =>
+      () =>
+        measureHttp({ ...settings, url, body: single, headers: AUTH, ...extra });
+
+    const rounds = [];
+    for (let n = 0; n < settings.rounds; n++) {
+      const tag = `round ${n + 1}/${settings.rounds}:`;
+      const hot = await pair(
+        n,
+        () => fresh(`${tag} ceiling`, http(ceiling.decisionsUrl)),
+        () => fresh(`${tag} decision API`, http(api.decisionsUrl)),
+      );
+      const many = await pair(
+        n,
+        () =>
+          fresh(`${tag} raw EVALSHA pipelines`, () =>
+            measureRawEvalsha(store.redis, engine, sha, {
+              ...settings,
+              concurrency: settings.batchConcurrency,
+              tenant: TENANT,
+            }),
+          ),
+        () =>
+          fresh(`${tag} batch endpoint`, async () => {
+            const m = await http(api.batchUrl, { connections: settings.batchConcurrency, body: batch })();
+            // Only decisions that were answered count: a 200 call can carry refused/failed results.
+            const refused = Object.values(m.codes).reduce((a, b) => a + b, 0);
+            const checksPerSec = round((m.ok * settings.batchSize - refused) / m.durationSeconds);
+            return { ...m, checksPerSec };
+          }),
+      );
+      rounds.push({ ceiling: hot.a, api: hot.b, batch: { raw: many.a, api: many.b } });
+    }
+
+    const figures = {
+      settings,
+      ceiling: meanOf(rounds.map((r) => r.ceiling)),
+      api: meanOf(rounds.map((r) => r.api)),
+      batch: {
+        raw: meanOf(rounds.map((r) => r.batch.raw)),
+        api: meanOf(rounds.map((r) => r.batch.api)),
+      },
+    };
+    const perRound = rounds.map((x) => ratios(x));
+    const r = medianRatios(perRound);
+    const v = verdicts(r);
+    printSummary(figures, r, v, perRound);
+    const out = join(OUT_DIR, 'hot-path.json');
+    writeJson(out, {
+      at: new Date().toISOString(),
+      redis: store.private ? 'private redis-server' : store.url,
+      ...figures,
+      ratios: r,
+      ratiosPerRound: perRound,
+      targets: TARGETS,
+      met: v,
+      rounds,
+    });
+    log(`figures written to ${out}`);
+    return { ...figures, ratios: r, met: v };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await store.stop();
+  }
+}
