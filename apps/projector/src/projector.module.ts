@@ -1,12 +1,20 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { HttpModule } from '@tally/http';
+import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
+import { ProjectionsModule, type ProjectorOptions } from '@tally/projections';
+import { ProjectionsController } from './projections.controller';
+
+/** What the production wiring fixes and a test may replace (its own topics and group on a shared broker). */
+export type ProjectorOverrides = Partial<
+  Pick<ProjectorOptions, 'groupId' | 'topics' | 'topicSpecs' | 'sessionTimeoutMs' | 'lagPollMs'>
+>;
 
 /** Folds the Kafka ledger into projections; serves usage and audit queries. */
 @Module({})
 export class ProjectorModule {
-  static forRoot(config: TallyConfig): DynamicModule {
+  static forRoot(config: TallyConfig, overrides: ProjectorOverrides = {}): DynamicModule {
     return {
       module: ProjectorModule,
       imports: [
@@ -18,7 +26,20 @@ export class ProjectorModule {
           adminToken: config.adminToken,
           maxInflight: config.maxInflight,
         }),
+        LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-projector' }),
+        ProjectionsModule.forRoot({
+          redis: config.redis,
+          groupId: 'tally-projector',
+          topics: { usage: TOPICS.usage, decision: TOPICS.decision, deadLetter: TOPICS.deadLetter },
+          topicSpecs: ledgerTopicSpecs({
+            partitions: config.topicPartitions,
+            replicationFactor: config.topicReplication,
+          }),
+          auditRetentionMs: config.auditRetentionMs,
+          ...overrides,
+        }),
       ],
+      controllers: [ProjectionsController],
     };
   }
 }

@@ -28,6 +28,19 @@ describe(parseAuditQuery.name, () => {
     });
   });
 
+  it('keeps the default since of the first page on later pages, as the clock moves on', () => {
+    // given a first page without since, read at NOW, and the next page asked for a minute later
+    const first = parseAuditQuery({ limit: '2' }, NOW);
+    if (!first.ok) throw new Error('invalid');
+    const cursor = nextAuditCursor(first.value, [NOW - 5000, NOW - 4000]) ?? '';
+    const sut = parseAuditQuery({ limit: '2', cursor }, NOW + 60_000);
+    // then the cursor is accepted and still anchored at the first page's since
+    expect(sut).toEqual({
+      ok: true,
+      value: { sinceMs: NOW - 86_400_000, limit: 2, position: { scoreMs: NOW - 4000, skip: 1 } },
+    });
+  });
+
   it('refuses a cursor made for another since', () => {
     const cursor = encodeCursor({ a: SINCE - 1, p: SINCE, k: 0 });
     expect(parseAuditQuery({ since: '2026-11-30T08:00:00Z', cursor }, NOW).ok).toBe(false);

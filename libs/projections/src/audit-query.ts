@@ -27,7 +27,11 @@ export function parseAuditQuery(
   nowMs: number,
 ): Parsed<AuditQuery> {
   const errors: QueryError[] = [];
-  const sinceMs = query.since === undefined ? nowMs - 86_400_000 : parseInstant(query.since);
+  // A cursor carries the `since` it was made for: without `since`, later pages keep the first page's
+  // default instead of a "24 h before now" that has moved on (which would refuse the cursor).
+  const anchor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)?.a;
+  const defaultSince = isWhole(anchor) ? anchor : nowMs - 86_400_000;
+  const sinceMs = query.since === undefined ? defaultSince : parseInstant(query.since);
   if (sinceMs === null)
     errors.push({ field: 'since', message: 'since must be an ISO 8601 time with a zone' });
   const limit =

@@ -7,13 +7,16 @@ import {
   type UsageEventV1,
 } from '@tally/events';
 import { describe, expect, it } from 'vitest';
-import { foldEvents, UNMATCHED_POLICY } from './fold-events';
+import { ALL_POLICIES, foldEvents, UNMATCHED_POLICY } from './fold-events';
+import type { UsageTotalIncrement } from './projection-delta';
 
 const T0 = Date.parse('2026-11-30T23:59:59.900Z');
 const ID_A = '01JD5Z8M3KQ7W4X9T2B6N0R1CA';
 const ID_B = '01JD5Z8M3KQ7W4X9T2B6N0R1CB';
 const ID_C = '01JD5Z8M3KQ7W4X9T2B6N0R1CC';
 const ms = (iso: string) => Date.parse(iso);
+/** The per-policy rows, without the all-policies aggregate (tested on its own). */
+const perPolicy = (list: readonly UsageTotalIncrement[]) => list.filter((u) => u.policy !== ALL_POLICIES);
 
 function payload(overrides: Partial<OutboxPayload> = {}): OutboxPayload {
   return {
@@ -59,7 +62,7 @@ function decision(overrides: Partial<OutboxPayload> = {}, at = T0, wouldDeny = f
 describe(foldEvents.name, () => {
   it('adds a usage event to every granularity of every policy it went through', () => {
     const sut = foldEvents([usage()]);
-    expect(sut.usageTotals).toEqual([
+    expect(perPolicy(sut.usageTotals)).toEqual([
       {
         tenant: 'acme',
         policy: 'notary',
@@ -93,7 +96,7 @@ describe(foldEvents.name, () => {
         count: 1,
       },
     ]);
-    expect(sut.usage).toEqual(sut.usageTotals.map((total) => ({ ...total, key: 'svc-42' })));
+    expect(sut.usage).toEqual(perPolicy(sut.usageTotals).map((total) => ({ ...total, key: 'svc-42' })));
     expect(sut.topKeys).toEqual([
       { tenant: 'acme', policy: 'notary', day: ms('2026-11-30T00:00:00Z'), key: 'svc-42', cost: 3 },
     ]);
@@ -109,7 +112,7 @@ describe(foldEvents.name, () => {
       usage({ id: ID_B, cost: 5 }, T0 + 200),
       usage({ id: ID_C, cost: 1 }),
     ]);
-    const month = sut.usageTotals.filter((t) => t.granularity === 'month');
+    const month = perPolicy(sut.usageTotals).filter((t) => t.granularity === 'month');
     expect(month).toEqual([
       {
         tenant: 'acme',
@@ -146,7 +149,7 @@ describe(foldEvents.name, () => {
     ]);
     const hours = <T extends { granularity: string }>(list: readonly T[]) =>
       list.filter((u) => u.granularity === 'hour');
-    expect(hours(sut.usageTotals).map((u) => [u.tenant, u.policy, u.cost, u.count])).toEqual([
+    expect(hours(perPolicy(sut.usageTotals)).map((u) => [u.tenant, u.policy, u.cost, u.count])).toEqual([
       ['acme', 'notary', 6, 2],
       [null, 'trial', 3, 1],
     ]);
@@ -164,11 +167,36 @@ describe(foldEvents.name, () => {
         { name: 'b', mode: 'shadow', key: 'k2', windows: [] },
       ],
     });
-    const sut = foldEvents([usage(two)]).usageTotals.filter((u) => u.granularity === 'day');
+    const sut = perPolicy(foldEvents([usage(two)]).usageTotals).filter((u) => u.granularity === 'day');
     expect(sut.map((u) => [u.policy, u.cost])).toEqual([
       ['a', 3],
       ['b', 3],
     ]);
+  });
+
+  it('counts each decision once in the all-policies aggregate, however many policies it matched', () => {
+    // given a decision two policies applied to, one with a single policy, and one no policy applied to
+    const two = {
+      policies: [
+        { name: 'a', mode: 'enforce' as const, key: 'k1', windows: [] },
+        { name: 'b', mode: 'shadow' as const, key: 'k2', windows: [] },
+      ],
+    };
+    const sut = foldEvents([
+      usage({ id: ID_A, ...two }),
+      usage({ id: ID_B, cost: 5 }),
+      usage({ id: ID_C, cost: 7, policies: [] }),
+      usage({ id: ID_C, cost: 7, policies: [] }),
+    ]);
+    const all = sut.usageTotals.filter((u) => u.policy === ALL_POLICIES);
+    expect(all.map((u) => [u.tenant, u.granularity, u.cost, u.count])).toEqual([
+      ['acme', 'minute', 15, 3],
+      ['acme', 'hour', 15, 3],
+      ['acme', 'day', 15, 3],
+      ['acme', 'month', 15, 3],
+    ]);
+    expect(sut.usage.some((u) => u.policy === ALL_POLICIES)).toBe(false);
+    expect(sut.topKeys.some((t) => t.policy === ALL_POLICIES)).toBe(false);
   });
 
   it('projects usage of decisions no policy applied to under the unmatched policy', () => {
@@ -180,7 +208,7 @@ describe(foldEvents.name, () => {
     // given the relay re-published the same usage event (same id, same time)
     const sut = foldEvents([usage(), usage(), usage()]);
     expect(sut).toMatchObject({ applied: 1, duplicates: 2 });
-    expect(sut.usageTotals[0]).toMatchObject({ cost: 3, count: 1 });
+    expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 3, count: 1 });
     expect(sut.dedup).toHaveLength(1);
   });
 
@@ -189,14 +217,14 @@ describe(foldEvents.name, () => {
       isApplied: (token) => token === `u:${ID_A}`,
     });
     expect(sut).toMatchObject({ applied: 1, duplicates: 1 });
-    expect(sut.usageTotals[0]).toMatchObject({ cost: 4, count: 1 });
+    expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 4, count: 1 });
     expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_B}`]);
   });
 
   it('takes usage from usage events only, and the decision event of the same decision is not a duplicate', () => {
     const sut = foldEvents([usage(), decision()]);
     expect(sut).toMatchObject({ applied: 2, duplicates: 0 });
-    expect(sut.usageTotals[0]).toMatchObject({ cost: 3, count: 1 });
+    expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 3, count: 1 });
     expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_A}`, `d:${ID_A}`]);
   });
 

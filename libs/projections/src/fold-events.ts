@@ -24,9 +24,18 @@ import { dedupTokenOf } from './projection-keys';
 export const UNMATCHED_POLICY = '_unmatched';
 
 /**
+ * The per-tenant "all policies" aggregate, stored beside the policies in each `usage:` hash. A
+ * decision that two policies applied to charges each of them the full cost, so summing the policy
+ * fields would count it twice; this field counts every usage event once. Like `_unmatched`, it
+ * cannot collide with a policy name.
+ */
+export const ALL_POLICIES = '_all';
+
+/**
  * Folds validated events into one delta. Usage comes from usage events only (the commercial ledger),
  * the audit trail from decision events only, so a decision counted by both topics is never counted
- * twice. Each policy of a usage event is charged the full cost: every one of its windows consumed it.
+ * twice. Each policy of a usage event is charged the full cost: every one of its windows consumed it;
+ * the `ALL_POLICIES` aggregate is charged once per event, whatever the number of policies.
  * Deterministic: the same events in the same order give the same delta (replays are comparable).
  */
 export function foldEvents(events: Iterable<LedgerEvent>, context: FoldContext = {}): ProjectionDelta {
@@ -91,6 +100,16 @@ class Folding {
     const tenant = typeof event.data.tenant === 'string' ? event.data.tenant : null;
     const policies =
       event.data.policies.length > 0 ? event.data.policies : [{ name: UNMATCHED_POLICY, key: '' }];
+    const allBase = JSON.stringify([tenant, ALL_POLICIES]);
+    for (const granularity of GRANULARITIES) {
+      const start = bucketStart(timeMs, granularity);
+      bump(
+        this.totals,
+        `${allBase}\u0000${granularity}\u0000${start}`,
+        () => ({ tenant, policy: ALL_POLICIES, granularity, start, cost: 0, count: 0 }),
+        cost,
+      );
+    }
     for (const { name: policy, key } of policies) {
       // Map ids: JSON because tenants and keys are free text; JSON never emits a raw NUL, so NUL can
       // then join the safe parts. Stringified once per policy, not per granularity (hot path).

@@ -55,7 +55,7 @@ export {
   type UsageMetric,
 } from './projection-keys';
 export { readUsageHash } from './usage-hash';
-export { UNMATCHED_POLICY, foldEvents } from './fold-events';
+export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold-events';
 export type {
   DedupMark,
   FoldContext,
@@ -71,3 +71,21 @@ export {
   type ProjectionDifference,
   type UsageCell,
 } from './diff-projections';
+export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
+export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
+export { ProjectionStore, type ApplyOutcome } from './projection.store';
+export {
+  ProjectionQueries,
+  type AuditEntryView,
+  type AuditRequest,
+  type AuditView,
+  type QueryResult,
+  type UsageRequest,
+} from './projection.queries';
+export { formatInstant, type UsageBucketView, type UsageView } from './usage-page';
+export { createProjectionRedis } from './projection-redis';
+export type { ProjectionRedis } from './apply-batch.script';
+export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
+export type { ProjectorOptions, ProjectorTopics } from './projector.options';
+export { Projector } from './projector.service';
+export { PROJECTION_CLOCK } from './projections.constants';

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cluster, Redis } from 'ioredis';
+import type { BatchStepArgs } from './batch-step';
+
+export type ProjectionRedis = Redis | Cluster;
+
+/** Read once at module load; `npm run build` copies lua/ beside the compiled code. */
+export const APPLY_BATCH_LUA = readFileSync(join(__dirname, 'lua', 'apply-batch.lua'), 'utf8');
+/** The custom ioredis command: `defineCommand` gives EVALSHA with an EVAL fallback. */
+const APPLY_BATCH_COMMAND = 'tallyProjectionApply';
+
+/** What `apply-batch.lua` answered (see its reply legend). */
+export type BatchStepReply =
+  { readonly kind: 'applied' } | { readonly kind: 'already_applied'; readonly tokens: readonly string[] };
+
+/** Registers the command on a client (idempotent per client). */
+export function defineApplyBatch(redis: ProjectionRedis): void {
+  if (typeof (redis as unknown as Record<string, unknown>)[APPLY_BATCH_COMMAND] === 'function') return;
+  redis.defineCommand(APPLY_BATCH_COMMAND, { lua: APPLY_BATCH_LUA });
+}
+
+export async function runApplyBatch(redis: ProjectionRedis, args: BatchStepArgs): Promise<BatchStepReply> {
+  const command = (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[
+    APPLY_BATCH_COMMAND
+  ];
+  if (command === undefined) throw new Error('apply-batch.lua is not defined on this client');
+  const reply = await command.call(redis, args.keys.length, ...args.keys, ...args.argv);
+  return parseApplyBatchReply(reply);
+}
+
+export function parseApplyBatchReply(reply: unknown): BatchStepReply {
+  if (!Array.isArray(reply) || reply.length === 0) throw new Error('apply-batch.lua: malformed reply');
+  const [status, ...rest] = reply as unknown[];
+  if (status === 0) return { kind: 'applied' };
+  if (status === 1) return { kind: 'already_applied', tokens: rest.map(String) };
+  throw new Error(`apply-batch.lua: unknown status ${String(status)}`);
+}

@@ -1,0 +1,79 @@
+import { parseLedgerEvent, type LedgerEvent } from '@tally/events';
+import type { LedgerBatch, LedgerMessage, LedgerRecord } from '@tally/ledger';
+
+/** A record the projector cannot apply, and why: what goes to the dead-letter topic. */
+export interface Rejected {
+  readonly record: LedgerRecord;
+  readonly reason: string;
+}
+
+export interface SortedBatch {
+  /** Valid events, in offset order. */
+  readonly events: LedgerEvent[];
+  readonly rejected: Rejected[];
+}
+
+/**
+ * Validates every record of a batch (DESIGN §4, STYLE rule 5). A record that is not a valid event of
+ * the type its topic carries is rejected with its reason, never dropped: it goes to the dead-letter
+ * topic before the batch's offsets move past it. `expectedTypes` maps a topic to its event type
+ * (a topic not in the map accepts either type).
+ */
+export function sortBatch(batch: LedgerBatch, expectedTypes: Readonly<Record<string, string>>): SortedBatch {
+  const events: LedgerEvent[] = [];
+  const rejected: Rejected[] = [];
+  const expected = expectedTypes[batch.topic];
+  for (const record of batch.records) {
+    if (record.value === null || record.value.length === 0) {
+      rejected.push({ record, reason: 'empty message' });
+      continue;
+    }
+    const parsed = parseLedgerEvent(record.value);
+    if (!parsed.ok) rejected.push({ record, reason: parsed.reason });
+    else if (expected !== undefined && parsed.event.type !== expected) {
+      rejected.push({ record, reason: `type: ${parsed.event.type} does not belong on ${batch.topic}` });
+    } else events.push(parsed.event);
+  }
+  return { events, rejected };
+}
+
+/**
+ * The dead-letter record of a rejected one: the original bytes, key and headers (the raw material to
+ * fix and replay it), plus where it came from and why, as `tally-dlq-*` headers like the relay's.
+ */
+export function deadLetterOf(batch: LedgerBatch, rejected: Rejected, groupId: string): LedgerMessage {
+  const { record, reason } = rejected;
+  return {
+    key: record.key ?? `${batch.topic}:${batch.partition}`,
+    value: record.value ?? Buffer.alloc(0),
+    headers: {
+      ...record.headers,
+      'tally-dlq-reason': reason,
+      'tally-dlq-source': 'projector',
+      'tally-dlq-group': groupId,
+      'tally-dlq-topic': batch.topic,
+      'tally-dlq-partition': String(batch.partition),
+      'tally-dlq-offset': record.offset,
+      'tally-dlq-timestamp': record.timestamp,
+    },
+  };
+}
+
+/** Groups of messages under `maxBytes` each (Kafka refuses record batches above its message limit). */
+export function chunkMessages(messages: readonly LedgerMessage[], maxBytes: number): LedgerMessage[][] {
+  const chunks: LedgerMessage[][] = [];
+  let current: LedgerMessage[] = [];
+  let size = 0;
+  for (const message of messages) {
+    const bytes = Buffer.byteLength(message.value) + Buffer.byteLength(message.key) + 256;
+    if (current.length > 0 && size + bytes > maxBytes) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(message);
+    size += bytes;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { batchStepArgs } from './batch-step';
+import type { ProjectionDelta } from './projection-delta';
+import { ProjectionKeys } from './projection-keys';
+
+const AT = Date.parse('2026-11-30T09:41:27.500Z');
+const OPTIONS = { auditRetentionMs: 86_400_000, dedupTtlMs: 3_600_000 };
+const EMPTY: ProjectionDelta = {
+  usage: [],
+  usageTotals: [],
+  topKeys: [],
+  audit: [],
+  policySetVersions: [],
+  dedup: [],
+  applied: 0,
+  duplicates: 0,
+};
+
+describe(batchStepArgs.name, () => {
+  const keys = new ProjectionKeys('live');
+
+  it('stores only the offsets when nothing is to be applied (a batch of duplicates or dead letters)', () => {
+    const sut = batchStepArgs(
+      keys,
+      EMPTY,
+      [{ topic: 'tally.usage.v1', partition: 3, nextOffset: '42' }],
+      OPTIONS,
+    );
+    expect(sut.keys).toEqual([
+      'tally:proj:{live}:offsets',
+      'tally:proj:{live}:meta',
+      'tally:proj:{live}:versions',
+      'tally:proj:{live}:audit:~',
+    ]);
+    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
+  });
+
+  it('names every key once and lays out each section as the script legend says', () => {
+    const delta: ProjectionDelta = {
+      ...EMPTY,
+      usageTotals: [{ tenant: 'acme', policy: 'p', granularity: 'hour', start: AT, cost: 5, count: 2 }],
+      usage: [{ tenant: 'acme', policy: 'p', key: 'k1', granularity: 'hour', start: AT, cost: 5, count: 2 }],
+      topKeys: [{ tenant: 'acme', policy: 'p', day: AT, key: 'k1', cost: 5 }],
+      audit: [
+        {
+          id: 'E1',
+          timeMs: AT,
+          type: 'denied',
+          tenant: 'acme',
+          policy: 'p',
+          reason: 'burst_quota_exhausted',
+          count: 3,
+          selectors: { tenant: 'acme' },
+          policySetVersion: 'v1',
+        },
+        {
+          id: 'policy_reload:v1',
+          timeMs: AT - 1,
+          type: 'policy_reload',
+          count: 1,
+          selectors: {},
+          policySetVersion: 'v1',
+        },
+      ],
+      dedup: [
+        { token: 'u:E1', timeMs: AT },
+        { token: 'd:E1', timeMs: AT },
+        { token: 'u:E0', timeMs: AT - 3_600_000 },
+      ],
+      applied: 3,
+    };
+
+    const sut = batchStepArgs(keys, delta, [{ topic: 't', partition: 0, nextOffset: '7' }], OPTIONS);
+
+    expect(sut.keys.slice(4)).toEqual([
+      'tally:proj:{live}:ids:20261130T0900Z',
+      'tally:proj:{live}:ids:20261130T0800Z',
+      'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
+      'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
+      'tally:proj:{live}:top:acme:p:20261130T0000Z',
+      'tally:proj:{live}:audit:acme',
+    ]);
+    expect(sut.argv).toEqual([
+      86_400_000,
+      3_600_000,
+      3,
+      // dedup: 2 groups
+      2,
+      5,
+      2,
+      'u:E1',
+      'd:E1',
+      6,
+      1,
+      'u:E0',
+      // hincrby: 4
+      4,
+      7,
+      'cost:p',
+      5,
+      7,
+      'count:p',
+      2,
+      8,
+      'cost:k1',
+      5,
+      8,
+      'count:k1',
+      2,
+      // zincrby: 1
+      1,
+      9,
+      'k1',
+      5,
+      // audit: 1 (the reload goes to its own section)
+      1,
+      10,
+      AT,
+      '["E1","denied","acme","p","burst_quota_exhausted",3,{"tenant":"acme"},"v1"]',
+      // reloads: 1
+      1,
+      'v1',
+      AT - 1,
+      '["policy_reload:v1","policy_reload",null,null,null,1,{},"v1"]',
+      // offsets: 1
+      1,
+      't:0',
+      '7',
+    ]);
+  });
+
+  it('sends tenant-less audit rows to the tenant-less trail, the reloads key, without a new KEYS entry', () => {
+    const delta: ProjectionDelta = {
+      ...EMPTY,
+      audit: [{ id: 'E2', timeMs: AT, type: 'degraded', count: 1, selectors: {}, policySetVersion: 'v1' }],
+    };
+    const sut = batchStepArgs(keys, delta, [], OPTIONS);
+    expect(sut.keys).toHaveLength(4);
+    expect(sut.argv.slice(3, 10)).toEqual([0, 0, 0, 1, 4, AT, '["E2","degraded",null,null,null,1,{},"v1"]']);
+  });
+});

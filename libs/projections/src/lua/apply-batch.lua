@@ -1,0 +1,135 @@
+--[[ apply-batch.lua: one projector batch into one projection namespace, atomically (DESIGN §4).
+
+The events' effects, their dedup marks and the partition offsets are written together or not at all,
+so a crash at any point leaves either the whole batch applied (offsets included) or none of it.
+
+KEYS (all of one namespace, so all in the `{<ns>}` hash-tag slot; built by projection-keys.ts):
+  KEYS[1]   offsets hash      tally:proj:{<ns>}:offsets     `<topic>:<partition>` -> next offset
+  KEYS[2]   meta hash         tally:proj:{<ns>}:meta        created, updated (epoch ms), events
+  KEYS[3]   versions hash     tally:proj:{<ns>}:versions    policy-set version -> first seen (epoch ms)
+  KEYS[4]   reload audit set  tally:proj:{<ns>}:audit:~     where policy reloads are recorded
+  KEYS[5..] every other key the batch writes, named by its index in the records below
+ARGV:
+  ARGV[1]  audit retention, ms: rows older than (Redis TIME - retention) are trimmed from every
+           audit set this batch writes
+  ARGV[2]  dedup set lifetime, ms, renewed on every write to the set
+  ARGV[3]  events applied (added to meta `events`)
+  then six sections, each a count n followed by its records:
+    dedup    n groups of (key index, m, token * m)  every token must be absent, else nothing is written
+    hincrby  n of (key index, field, increment)     usage and per-key usage hashes
+    zincrby  n of (key index, member, increment)    top keys
+    audit    n of (key index, score, member)        ZADD LT: a re-applied row keeps its earliest time
+    reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
+    offsets  n of (field, next offset)              stored only when higher than the stored offset
+Reply:
+  {0}                   applied (offsets stored)
+  {1, token, token, …}  these dedup tokens are already applied: NOTHING was written; the caller folds
+                        the batch again without them and retries
+--]]
+
+local CHUNK = 1000 -- unpack() of more than ~8000 values overflows the Lua C stack
+
+local retention = tonumber(ARGV[1])
+local dedup_ttl = tonumber(ARGV[2])
+local applied = tonumber(ARGV[3])
+local at = 4
+
+local function take()
+  local value = ARGV[at]
+  at = at + 1
+  return value
+end
+
+local function key(index)
+  return KEYS[tonumber(index)]
+end
+
+-- 1. Dedup check before any write: an event applied by an earlier batch (a redelivery, another
+--    projector during a rebalance) makes the whole step a no-op, so the caller can refold.
+local groups = {}
+local seen = {}
+for _ = 1, tonumber(take()) do
+  local k = key(take())
+  local tokens = {}
+  for _ = 1, tonumber(take()) do
+    tokens[#tokens + 1] = take()
+  end
+  groups[#groups + 1] = { k, tokens }
+  for i = 1, #tokens, CHUNK do
+    local flags = redis.call('SMISMEMBER', k, unpack(tokens, i, math.min(i + CHUNK - 1, #tokens)))
+    for j = 1, #flags do
+      if flags[j] == 1 then
+        seen[#seen + 1] = tokens[i + j - 1]
+      end
+    end
+  end
+end
+if #seen > 0 then
+  local reply = { 1 }
+  for i = 1, #seen do
+    reply[#reply + 1] = seen[i]
+  end
+  return reply
+end
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+for _, group in ipairs(groups) do
+  local k, tokens = group[1], group[2]
+  for i = 1, #tokens, CHUNK do
+    redis.call('SADD', k, unpack(tokens, i, math.min(i + CHUNK - 1, #tokens)))
+  end
+  redis.call('PEXPIRE', k, dedup_ttl)
+end
+
+for _ = 1, tonumber(take()) do
+  local k, field, by = key(take()), take(), take()
+  redis.call('HINCRBY', k, field, by)
+end
+
+for _ = 1, tonumber(take()) do
+  local k, member, by = key(take()), take(), take()
+  redis.call('ZINCRBY', k, by, member)
+end
+
+local cutoff = '(' .. string.format('%.0f', now - retention)
+local trimmed = {}
+for _ = 1, tonumber(take()) do
+  local k, score, member = key(take()), take(), take()
+  redis.call('ZADD', k, 'LT', score, member)
+  trimmed[k] = true
+end
+
+-- A version's reload row is written once: re-adding it after retention trimmed it would report a
+-- reload that did not happen.
+for _ = 1, tonumber(take()) do
+  local version, first_seen, member = take(), take(), take()
+  local known = redis.call('HGET', KEYS[3], version)
+  if not known or tonumber(known) > tonumber(first_seen) then
+    redis.call('HSET', KEYS[3], version, first_seen)
+    redis.call('ZADD', KEYS[4], 'LT', first_seen, member)
+    trimmed[KEYS[4]] = true
+  end
+end
+
+for k in pairs(trimmed) do
+  redis.call('ZREMRANGEBYSCORE', k, '-inf', cutoff)
+end
+
+-- Offsets only move forward: a stale batch (fetched before a seek, or by a member that lost the
+-- partition) must not rewind the namespace to a point it already passed.
+for _ = 1, tonumber(take()) do
+  local field, next_offset = take(), take()
+  local stored = redis.call('HGET', KEYS[1], field)
+  if not stored or tonumber(stored) < tonumber(next_offset) then
+    redis.call('HSET', KEYS[1], field, next_offset)
+  end
+end
+
+redis.call('HSETNX', KEYS[2], 'created', now)
+redis.call('HSET', KEYS[2], 'updated', now)
+if applied > 0 then
+  redis.call('HINCRBY', KEYS[2], 'events', applied)
+end
+return { 0 }

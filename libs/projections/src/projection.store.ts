@@ -1,0 +1,91 @@
+import type { LedgerEvent } from '@tally/events';
+import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-batch.script';
+import { batchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
+import { foldEvents } from './fold-events';
+import { ACTIVE_NAMESPACE_KEY, NAMESPACES_KEY, ProjectionKeys, isValidNamespace } from './projection-keys';
+
+/** What one batch did to the namespace. */
+export interface ApplyOutcome {
+  /** Events whose effects were written. */
+  readonly applied: number;
+  /** Events skipped: repeated within the batch, or applied by an earlier batch or another projector. */
+  readonly duplicates: number;
+}
+
+/** A step that keeps meeting newly applied events is a bug or a storm; give the batch back to Kafka. */
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The Redis sink of projections: namespaces, offsets, and the one atomic step per batch. Also what
+ * `tally replay` writes through, so a replayed namespace carries offsets the projector can resume from.
+ */
+export class ProjectionStore {
+  constructor(
+    readonly redis: ProjectionRedis,
+    private readonly options: BatchStepOptions,
+  ) {
+    defineApplyBatch(redis);
+  }
+
+  /** The namespace queries read and the projector writes; null before any projector started. */
+  async activeNamespace(): Promise<string | null> {
+    return this.redis.get(ACTIVE_NAMESPACE_KEY);
+  }
+
+  /**
+   * Makes `name` the active namespace unless one already is (first start), and returns the active
+   * one. SET NX: two projectors starting together agree on one.
+   */
+  async ensureActiveNamespace(name: string): Promise<string> {
+    const keys = new ProjectionKeys(name);
+    await this.redis.sadd(NAMESPACES_KEY, name);
+    const [seconds, micros] = await this.redis.time();
+    await this.redis.hsetnx(
+      keys.meta(),
+      'created',
+      Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+    );
+    await this.redis.set(ACTIVE_NAMESPACE_KEY, name, 'NX');
+    return (await this.activeNamespace()) ?? name;
+  }
+
+  async namespaceExists(name: string): Promise<boolean> {
+    return (await this.redis.sismember(NAMESPACES_KEY, name)) === 1;
+  }
+
+  /** The namespace a query reads: the one it names if that exists, else the active one; null if none. */
+  async resolveNamespace(requested?: string): Promise<string | null> {
+    if (requested === undefined) return this.activeNamespace();
+    return isValidNamespace(requested) && (await this.namespaceExists(requested)) ? requested : null;
+  }
+
+  /** `<topic>:<partition>` → next offset to consume, as stored with the last applied batch. */
+  async offsets(namespace: string): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.redis.hgetall(new ProjectionKeys(namespace).offsets())));
+  }
+
+  /**
+   * Folds `events` and writes their effects with `offsets` in one atomic step. The dedup check runs
+   * inside the step: if any event turns out to be applied already (a redelivery, or another member
+   * that held the partition during a rebalance), the step writes nothing and names those events; the
+   * batch is folded again without them and the step retried. So an event counts exactly once
+   * however many batches, members or restarts deliver it.
+   */
+  async applyBatch(
+    namespace: string,
+    events: readonly LedgerEvent[],
+    offsets: readonly OffsetMark[],
+  ): Promise<ApplyOutcome> {
+    const keys = new ProjectionKeys(namespace);
+    const known = new Set<string>();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const delta = foldEvents(events, { isApplied: (token) => known.has(token) });
+      const reply = await runApplyBatch(this.redis, batchStepArgs(keys, delta, offsets, this.options));
+      if (reply.kind === 'applied') return { applied: delta.applied, duplicates: delta.duplicates };
+      for (const token of reply.tokens) known.add(token);
+    }
+    throw new Error(
+      `batch not applied after ${MAX_ATTEMPTS} attempts: events keep being applied concurrently`,
+    );
+  }
+}

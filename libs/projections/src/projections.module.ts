@@ -1,0 +1,106 @@
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
+import { HealthRegistry } from '@tally/observability';
+import type { ProjectionRedis } from './apply-batch.script';
+import { createProjectionRedis } from './projection-redis';
+import { ProjectionQueries } from './projection.queries';
+import { ProjectionStore } from './projection.store';
+import { PROJECTION_CLOCK, PROJECTION_REDIS, PROJECTOR_OPTIONS } from './projections.constants';
+import { ProjectorBatchHandler } from './projector-batch.handler';
+import { ProjectorLag } from './projector.lag';
+import { ProjectorMetrics } from './projector.metrics';
+import {
+  resolveProjectorOptions,
+  type ProjectorOptions,
+  type ResolvedProjectorOptions,
+} from './projector.options';
+import { ProjectorPositions } from './projector.positions';
+import { Projector } from './projector.service';
+
+export type ProjectionsModuleOptions =
+  ProjectorOptions | { useFactory: (...deps: never[]) => ProjectorOptions; inject?: InjectionToken[] };
+
+/** Readiness of the projector: Redis, Kafka, and whether this member has joined its group. */
+@Injectable()
+class ProjectorHealth implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly health: HealthRegistry,
+    @Inject(PROJECTION_REDIS) private readonly redis: ProjectionRedis,
+    @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
+    private readonly projector: Projector,
+    private readonly lag: ProjectorLag,
+  ) {}
+
+  onModuleInit(): void {
+    this.health.register('redis', async () => {
+      await this.redis.ping();
+      return { status: 'up' };
+    });
+    if (!this.options.consume) return;
+    this.health.register('kafka', () => this.lag.health());
+    this.health.register('consumer', () => this.projector.health());
+  }
+
+  /** After every beforeApplicationShutdown hook: the consumer has finished its last batch by now. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * Projections: the Redis sink, the query reads, and (unless `consume: false`) the projector, a member
+ * of the consumer group that folds the ledger into the active namespace. Needs, from the importing
+ * app: `LedgerModule.forRoot` and `ObservabilityModule.forRoot` (both global).
+ */
+@Module({})
+export class ProjectionsModule {
+  static forRoot(options: ProjectionsModuleOptions): DynamicModule {
+    const optionsProvider: Provider =
+      'useFactory' in options
+        ? {
+            provide: PROJECTOR_OPTIONS,
+            useFactory: (...deps: never[]) => resolveProjectorOptions(options.useFactory(...deps)),
+            inject: options.inject ?? [],
+          }
+        : { provide: PROJECTOR_OPTIONS, useValue: resolveProjectorOptions(options) };
+    return {
+      module: ProjectionsModule,
+      providers: [
+        optionsProvider,
+        {
+          provide: PROJECTION_REDIS,
+          useFactory: (o: ResolvedProjectorOptions) => createProjectionRedis(o.redis),
+          inject: [PROJECTOR_OPTIONS],
+        },
+        { provide: PROJECTION_CLOCK, useValue: () => Date.now() },
+        {
+          provide: ProjectionStore,
+          useFactory: (redis: ProjectionRedis, o: ResolvedProjectorOptions) =>
+            new ProjectionStore(redis, { auditRetentionMs: o.auditRetentionMs, dedupTtlMs: o.dedupTtlMs }),
+          inject: [PROJECTION_REDIS, PROJECTOR_OPTIONS],
+        },
+        {
+          provide: ProjectionQueries,
+          useFactory: (redis: ProjectionRedis, clock: () => number) => new ProjectionQueries(redis, clock),
+          inject: [PROJECTION_REDIS, PROJECTION_CLOCK],
+        },
+        ProjectorMetrics,
+        ProjectorPositions,
+        ProjectorBatchHandler,
+        Projector,
+        ProjectorLag,
+        ProjectorHealth,
+      ],
+      exports: [ProjectionStore, ProjectionQueries, Projector],
+    };
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Shared by the projector suites: a redis-server of their own (started and stopped by pid, so other
+ * engineers' keys on the shared Redis are never touched), events built from synthetic outbox entries
+ * with the @tally/events builders, topics and a group unique to the run on the shared broker, and the
+ * projector app itself (in this process, or the built app as a child process).
+ */
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadConfig } from '@tally/config';
+import {
+  decisionEventFromOutbox,
+  kafkaKeyOf,
+  usageEventFromOutbox,
+  type DecisionEventV1,
+  type OutboxPayload,
+  type OutboxPolicy,
+  type UsageEventV1,
+} from '@tally/events';
+import { createHttpApp } from '@tally/http';
+import { createLedger, type Ledger, type TopicSpec } from '@tally/ledger';
+import { createLogger } from '@tally/observability';
+import { uniqueName } from '@tally/testing';
+import { Redis } from 'ioredis';
+import { ulid } from 'ulid';
+import { ProjectorModule, type ProjectorOverrides } from '../../apps/projector/src/projector.module';
+
+export const CALLER_TOKEN = 'projector-caller-token-0123456789';
+export const ADMIN_TOKEN = 'projector-admin-token-0123456789';
+const TOKEN_SECRET = 'projector-token-secret-0123456789';
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export async function until<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 45_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A private redis-server on a free port, without persistence. */
+export class OwnRedis {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly client: Redis,
+  ) {}
+
+  static async start(): Promise<OwnRedis> {
+    const port = await freePort();
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const url = `redis://127.0.0.1:${port}`;
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    client.on('error', () => undefined); // refused until the server listens; `until` retries
+    await until(
+      () =>
+        client.ping().then(
+          () => true,
+          () => false,
+        ),
+      (ok) => ok,
+      10_000,
+    );
+    return new OwnRedis(child, url, client);
+  }
+
+  async stop(): Promise<void> {
+    this.client.disconnect();
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** Topics and a group that only this run uses, on the shared broker. */
+export class RunTopics {
+  readonly groupId: string;
+  readonly topics: { usage: string; decision: string; deadLetter: string };
+  readonly ledger: Ledger;
+
+  constructor(brokers: readonly string[], prefix: string) {
+    const run = uniqueName(prefix);
+    this.groupId = `${run}-group`;
+    this.topics = { usage: `${run}.usage`, decision: `${run}.decision`, deadLetter: `${run}.dlq` };
+    this.ledger = createLedger({ brokers, clientId: run, logLevel: 'nothing' });
+  }
+
+  get specs(): TopicSpec[] {
+    return Object.values(this.topics).map((topic) => ({ topic, partitions: 3, replicationFactor: 1 }));
+  }
+
+  get overrides(): ProjectorOverrides {
+    return { groupId: this.groupId, topics: this.topics, topicSpecs: this.specs, lagPollMs: 1_000 };
+  }
+
+  async create(): Promise<void> {
+    await this.ledger.provisioner.ensureTopics(this.specs);
+  }
+
+  async produce(events: readonly (UsageEventV1 | DecisionEventV1)[]): Promise<void> {
+    const usage = events.filter((e) => e.type === 'tally.usage.v1');
+    const decisions = events.filter((e) => e.type === 'tally.decision.v1');
+    const messages = (list: typeof events) =>
+      list.map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) }));
+    await this.ledger.producer.sendBatch([
+      { topic: this.topics.usage, messages: messages(usage) },
+      { topic: this.topics.decision, messages: messages(decisions) },
+    ]);
+  }
+
+  async close(): Promise<void> {
+    await this.ledger.admin.deleteTopics(Object.values(this.topics)).catch(() => undefined);
+    await this.ledger.close();
+  }
+}
+
+export interface Decision {
+  readonly tenant?: string;
+  readonly cost: number;
+  readonly timeMs: number;
+  readonly policies?: readonly OutboxPolicy[];
+  readonly outcome?: OutboxPayload['outcome'];
+  readonly reason?: OutboxPayload['reason'];
+  readonly id?: string;
+  readonly policySetVersion?: string;
+}
+
+/** The events the relay would publish for one decision (usage only when allowed with a cost). */
+export function eventsOf(decision: Decision): (UsageEventV1 | DecisionEventV1)[] {
+  const payload: OutboxPayload = {
+    v: 1,
+    id: decision.id ?? ulid(decision.timeMs),
+    policy_set_version: decision.policySetVersion ?? 'v-test',
+    ...(decision.tenant === undefined ? {} : { tenant: decision.tenant }),
+    selectors: { ...(decision.tenant === undefined ? {} : { tenant: decision.tenant }), principal: 'svc' },
+    attributes: {},
+    cost: decision.cost,
+    outcome: decision.outcome ?? 'allowed',
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    policies: decision.policies ?? [{ name: 'p1', mode: 'enforce', key: 'svc', windows: [] }],
+  };
+  const entry = { p: JSON.stringify(payload), t: String(decision.timeMs), r: '[]' };
+  const usage = usageEventFromOutbox(entry);
+  return usage === null ? [decisionEventFromOutbox(entry)] : [usage, decisionEventFromOutbox(entry)];
+}
+
+export interface HttpResult<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly body: T;
+}
+
+export async function getJson<T = Record<string, unknown>>(
+  baseUrl: string,
+  path: string,
+  token: string | null = CALLER_TOKEN,
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+  const response = await fetch(`${baseUrl}${path}`, { headers });
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').includes('json');
+  return { status: response.status, body: (json ? JSON.parse(text) : text) as T };
+}
+
+/** The settings every projector of these suites runs with (tokens, its Redis, the shared broker). */
+export function projectorEnv(redisUrl: string, brokers: readonly string[]): Record<string, string> {
+  return {
+    REDIS_URL: redisUrl,
+    KAFKA_BROKERS: brokers.join(','),
+    TALLY_API_TOKENS: CALLER_TOKEN,
+    TALLY_ADMIN_TOKEN: ADMIN_TOKEN,
+    TALLY_TOKEN_SECRET: TOKEN_SECRET,
+    TALLY_LOG_LEVEL: 'error',
+  };
+}
+
+/** The projector app in this process, exactly as main.ts wires it, on an ephemeral port. */
+export class InProcessProjector {
+  private constructor(
+    private readonly app: NestFastifyApplication,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(
+    redisUrl: string,
+    brokers: readonly string[],
+    overrides: ProjectorOverrides,
+  ): Promise<InProcessProjector> {
+    const config = loadConfig(projectorEnv(redisUrl, brokers));
+    const app = await createHttpApp(ProjectorModule.forRoot(config, overrides), {
+      logger: createLogger('projector-it', config.logLevel),
+      bodyLimit: config.bodyLimitBytes,
+      maxInflight: config.maxInflight,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.getHttpServer().address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    return new InProcessProjector(app, `http://127.0.0.1:${address.port}`);
+  }
+
+  get<T = Record<string, unknown>>(path: string, token?: string | null): Promise<HttpResult<T>> {
+    return getJson<T>(this.baseUrl, path, token);
+  }
+
+  /** A Prometheus sample's value (summed over label sets matching `labels`). */
+  async metric(name: string, labels = ''): Promise<number> {
+    const { body } = await getJson<string>(this.baseUrl, '/metrics', null);
+    let sum = 0;
+    for (const line of body.split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (labels !== '' && !line.includes(labels)) continue;
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+    return sum;
+  }
+
+  /** Graceful stop: the batch in flight finishes, the member leaves the group. */
+  async stop(): Promise<void> {
+    await this.app.close();
+  }
+}
