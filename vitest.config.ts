@@ -15,6 +15,8 @@ const libs = [
   'testing',
   'http',
   'outbox',
+  'ops',
+  'envoy-rls',
 ];
 const alias = Object.fromEntries(
   libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]),

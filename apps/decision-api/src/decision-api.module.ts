@@ -6,6 +6,8 @@ import { HealthRegistry, ObservabilityModule } from '@tally/observability';
 import { PolicyModule, PolicyStore } from '@tally/policy';
 import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
 import { DecisionsController } from './decisions.controller';
+import { GrpcRlsServer } from './grpc-rls.server';
+import { GrpcRlsService } from './grpc-rls.service';
 import { PoliciesController } from './policies.controller';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
@@ -39,6 +41,8 @@ export class DecisionApiModule {
       ],
       controllers: [DecisionsController, PoliciesController],
       providers: [
+        GrpcRlsService,
+        GrpcRlsServer,
         {
           provide: 'READINESS',
           inject: [HealthRegistry, EngineService, PolicyStore],

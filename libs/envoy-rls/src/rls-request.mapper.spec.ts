@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_DESCRIPTORS, toDecisionRequests } from './rls-request.mapper';
+import { type RlsDescriptor, type RlsRequest } from './rls.types';
+
+const entries = (...pairs: [string, string][]): RlsDescriptor => ({
+  entries: pairs.map(([key, value]) => ({ key, value })),
+});
+
+describe(toDecisionRequests.name, () => {
+  it.each<{ case: string; request: RlsRequest; expected: unknown[] }>([
+    {
+      case: 'selector dims become selectors, other keys attributes, the domain an attribute',
+      request: {
+        domain: 'edge',
+        descriptors: [
+          entries(['tenant', 'acme'], ['principal', 'svc-42'], ['route', 'evaluate'], ['generic_key', 'api']),
+        ],
+      },
+      expected: [
+        {
+          selectors: { tenant: 'acme', principal: 'svc-42', route: 'evaluate' },
+          attributes: { domain: 'edge', generic_key: 'api' },
+          cost: 1,
+        },
+      ],
+    },
+    {
+      case: 'token and client are selectors too',
+      request: { domain: 'edge', descriptors: [entries(['token', 'tk'], ['client', 'c1'])] },
+      expected: [{ selectors: { token: 'tk', client: 'c1' }, attributes: { domain: 'edge' }, cost: 1 }],
+    },
+    {
+      case: 'no domain adds no attribute',
+      request: { descriptors: [entries(['tenant', 'acme'])] },
+      expected: [{ selectors: { tenant: 'acme' }, attributes: {}, cost: 1 }],
+    },
+    {
+      case: 'the request hits_addend is the cost of every descriptor',
+      request: {
+        domain: 'd',
+        hits_addend: 7,
+        descriptors: [entries(['tenant', 'a']), entries(['tenant', 'b'])],
+      },
+      expected: [
+        { selectors: { tenant: 'a' }, attributes: { domain: 'd' }, cost: 7 },
+        { selectors: { tenant: 'b' }, attributes: { domain: 'd' }, cost: 7 },
+      ],
+    },
+    {
+      case: 'hits_addend 0 (unset on the wire) means 1',
+      request: { domain: 'd', hits_addend: 0, descriptors: [entries(['tenant', 'a'])] },
+      expected: [{ selectors: { tenant: 'a' }, attributes: { domain: 'd' }, cost: 1 }],
+    },
+    {
+      case: "a descriptor's own hits_addend wins, 0 included (a peek)",
+      request: {
+        domain: 'd',
+        hits_addend: 3,
+        descriptors: [
+          { ...entries(['tenant', 'a']), hits_addend: { value: 9 } },
+          { ...entries(['tenant', 'b']), hits_addend: { value: 0 } },
+          { ...entries(['tenant', 'c']), hits_addend: {} },
+          { ...entries(['tenant', 'd']), hits_addend: null },
+        ],
+      },
+      expected: [
+        { selectors: { tenant: 'a' }, attributes: { domain: 'd' }, cost: 9 },
+        { selectors: { tenant: 'b' }, attributes: { domain: 'd' }, cost: 0 },
+        { selectors: { tenant: 'c' }, attributes: { domain: 'd' }, cost: 0 },
+        { selectors: { tenant: 'd' }, attributes: { domain: 'd' }, cost: 3 },
+      ],
+    },
+    {
+      case: 'values pass on untrusted, for the engine to judge (empty, untrimmed)',
+      request: { descriptors: [{ entries: [{ key: 'tenant' }, { key: 'plan', value: ' gold ' }] }] },
+      expected: [{ selectors: { tenant: '' }, attributes: { plan: ' gold ' }, cost: 1 }],
+    },
+  ])('$case', ({ request, expected }) => {
+    const sut = toDecisionRequests(request);
+
+    expect(sut).toEqual({ ok: true, requests: expected });
+  });
+
+  it.each<{ case: string; request: RlsRequest; message: string }>([
+    {
+      case: 'no descriptors',
+      request: { domain: 'd' },
+      message: 'descriptors: at least one descriptor is required',
+    },
+    {
+      case: 'too many descriptors',
+      request: { descriptors: Array.from({ length: MAX_DESCRIPTORS + 1 }, () => entries(['tenant', 'a'])) },
+      message: `descriptors: at most ${MAX_DESCRIPTORS} descriptors per request`,
+    },
+    {
+      case: 'a descriptor without entries',
+      request: { descriptors: [entries(['tenant', 'a']), { entries: [] }] },
+      message: 'descriptors[1].entries: at least one entry is required',
+    },
+    {
+      case: 'an empty key',
+      request: { descriptors: [{ entries: [{ key: 'tenant', value: 'a' }, { value: 'x' }] }] },
+      message: 'descriptors[0].entries[1].key: must not be empty',
+    },
+    {
+      case: 'a repeated selector',
+      request: { descriptors: [entries(['tenant', 'a'], ['principal', 'p'], ['tenant', 'b'])] },
+      message: 'descriptors[0].entries[2].key: "tenant" is already set by an earlier entry',
+    },
+    {
+      case: 'a repeated attribute',
+      request: { descriptors: [entries(['generic_key', 'a'], ['generic_key', 'b'])] },
+      message: 'descriptors[0].entries[1].key: "generic_key" is already set by an earlier entry',
+    },
+    {
+      case: 'an entry named domain beside the request domain',
+      request: { domain: 'edge', descriptors: [entries(['domain', 'other'])] },
+      message: 'descriptors[0].entries[0].key: "domain" is already set by the request domain',
+    },
+  ])('refuses $case', ({ request, message }) => {
+    const sut = toDecisionRequests(request);
+
+    expect(sut).toEqual({ ok: false, message });
+  });
+
+  it('lets an entry named domain through when the request has no domain', () => {
+    const sut = toDecisionRequests({ descriptors: [entries(['domain', 'x'])] });
+
+    expect(sut).toEqual({ ok: true, requests: [{ selectors: {}, attributes: { domain: 'x' }, cost: 1 }] });
+  });
+});

@@ -1,0 +1,74 @@
+import { type DecisionRequest } from '@tally/engine';
+import { SELECTOR_DIMS } from '@tally/policy';
+import { type RlsDescriptor, type RlsRequest } from './rls.types';
+
+/** Same ceiling as `POST /v1/decisions:batch`; Envoy sends a handful. */
+export const MAX_DESCRIPTORS = 1000;
+/** The attribute that carries the request's `domain`. */
+export const DOMAIN_ATTRIBUTE = 'domain';
+
+const DIMS: ReadonlySet<string> = new Set(SELECTOR_DIMS);
+
+export type RlsRequestMapping =
+  | { readonly ok: true; readonly requests: readonly DecisionRequest[] }
+  /** The request cannot be read as decisions at all; `message` names the field, never a value. */
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * One Tally decision per descriptor, in order: entries keyed by a selector dim (`tenant`,
+ * `principal`, `token`, `client`, `route`) are selectors, every other entry an attribute, and the
+ * request's `domain` the attribute `domain`. Values are passed on untrusted: the engine normalizes
+ * them and answers bad ones with its own codes (400), exactly as over HTTP.
+ *
+ * Cost: the descriptor's `hits_addend` when Envoy sets it (0 then reports state without spending),
+ * else the request's `hits_addend`, where 0 means "unset" and so 1.
+ *
+ * A key that repeats within a descriptor (or an entry named `domain` beside a domain) is refused:
+ * two values for one selector have no single identity, and picking one could let a request bypass
+ * the counter of the other.
+ */
+export function toDecisionRequests(request: RlsRequest): RlsRequestMapping {
+  const descriptors = request.descriptors ?? [];
+  if (descriptors.length === 0) return invalid('descriptors: at least one descriptor is required');
+  if (descriptors.length > MAX_DESCRIPTORS)
+    return invalid(`descriptors: at most ${MAX_DESCRIPTORS} descriptors per request`);
+  const domain = request.domain ?? '';
+  const requestCost = request.hits_addend || 1;
+  const requests: DecisionRequest[] = [];
+  for (const [i, descriptor] of descriptors.entries()) {
+    const mapped = toDecisionRequest(descriptor, `descriptors[${i}]`, domain, requestCost);
+    if (!mapped.ok) return mapped;
+    requests.push(mapped.request);
+  }
+  return { ok: true, requests };
+}
+
+function toDecisionRequest(
+  descriptor: RlsDescriptor,
+  path: string,
+  domain: string,
+  requestCost: number,
+): { ok: true; request: DecisionRequest } | { ok: false; message: string } {
+  const entries = descriptor.entries ?? [];
+  if (entries.length === 0) return invalid(`${path}.entries: at least one entry is required`);
+  const selectors: Record<string, string> = {};
+  const attributes: Record<string, string> = {};
+  if (domain !== '') attributes[DOMAIN_ATTRIBUTE] = domain;
+  for (const [j, entry] of entries.entries()) {
+    const key = entry.key ?? '';
+    if (key === '') return invalid(`${path}.entries[${j}].key: must not be empty`);
+    const target = DIMS.has(key) ? selectors : attributes;
+    if (Object.hasOwn(target, key)) {
+      const why = key === DOMAIN_ATTRIBUTE && domain !== '' ? 'the request domain' : 'an earlier entry';
+      return invalid(`${path}.entries[${j}].key: "${key}" is already set by ${why}`);
+    }
+    target[key] = entry.value ?? '';
+  }
+  const own = descriptor.hits_addend;
+  const cost = own ? (own.value ?? 0) : requestCost;
+  return { ok: true, request: { selectors, attributes, cost } };
+}
+
+function invalid(message: string): { ok: false; message: string } {
+  return { ok: false, message };
+}

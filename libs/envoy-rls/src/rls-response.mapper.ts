@@ -1,0 +1,118 @@
+import { type Decision } from '@tally/engine';
+import { type WindowSpec } from '@tally/policy';
+import { rateLimitUnitOf } from './rate-limit-unit';
+import {
+  type RlsDescriptorStatus,
+  type RlsDuration,
+  type RlsHeaderValue,
+  type RlsResponse,
+} from './rls.types';
+
+/** uint32 on the wire. */
+const MAX_UINT32 = 0xffff_ffff;
+const POLICY_HEADER = 'ratelimit-policy';
+
+export interface RlsResponseContext {
+  /** The window spec in force for a binding window (its period picks the Envoy unit), if still known. */
+  readonly windowOf: (
+    policy: string,
+    window: string,
+  ) => Pick<WindowSpec, 'algorithm' | 'periodMs'> | undefined;
+  /** The HTTP API's `RateLimit-*` / `Retry-After` headers of one decision. */
+  readonly headersOf: (decision: Decision) => Readonly<Record<string, string>>;
+}
+
+/**
+ * What the gRPC call answers, decided in this order:
+ * 1. `invalid` — any descriptor refused as bad input (400/409/413): the request itself is wrong, so
+ *    the caller gets INVALID_ARGUMENT with the decision code rather than a limit verdict;
+ * 2. `answer` OVER_LIMIT — any descriptor denied by quota (429), even if another hit a backend
+ *    failure: a known denial must not turn into Envoy's failure mode, which may be "allow";
+ * 3. `unavailable` — a descriptor refused under fail_closed (503): a gRPC error, so Envoy's own
+ *    `failure_mode_deny` decides, as for any unreachable rate-limit service;
+ * 4. `answer` OK — everything allowed, including fail_open degraded decisions and shadow would-denies.
+ */
+export type RlsOutcome =
+  | { readonly kind: 'answer'; readonly response: RlsResponse }
+  | { readonly kind: 'invalid'; readonly message: string }
+  | { readonly kind: 'unavailable'; readonly message: string };
+
+/** Maps the decisions of a request's descriptors (request order) to the RLS answer. */
+export function toRlsOutcome(decisions: readonly Decision[], context: RlsResponseContext): RlsOutcome {
+  const invalidAt = decisions.findIndex((d) => d.status === 400 || d.status === 409 || d.status === 413);
+  if (invalidAt >= 0) return { kind: 'invalid', message: describe(decisions[invalidAt], invalidAt) };
+  const deniedAt = decisions.findIndex((d) => d.status === 429);
+  const failedAt = decisions.findIndex((d) => d.status === 503);
+  if (deniedAt < 0 && failedAt >= 0)
+    return { kind: 'unavailable', message: describe(decisions[failedAt], failedAt) };
+  return {
+    kind: 'answer',
+    response: {
+      overall_code: deniedAt >= 0 ? 'OVER_LIMIT' : 'OK',
+      statuses: decisions.map((d) => descriptorStatus(d, context)),
+      response_headers_to_add: responseHeaders(decisions, deniedAt, context),
+    },
+  };
+}
+
+function describe(decision: Decision, index: number): string {
+  const detail = decision.message ?? decision.reason ?? '';
+  return `descriptors[${index}]: ${decision.code ?? `status ${decision.status}`}${detail ? `: ${detail}` : ''}`;
+}
+
+/** A descriptor whose backend failed beside a denied one reads UNKNOWN: it was neither OK nor over. */
+function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsDescriptorStatus {
+  const code = decision.status === 429 ? 'OVER_LIMIT' : decision.status === 503 ? 'UNKNOWN' : 'OK';
+  const binding = decision.binding;
+  if (!binding) return { code, limit_remaining: 0 };
+  const window = context.windowOf(binding.policy, binding.window);
+  const unit = window ? rateLimitUnitOf(window) : undefined;
+  return {
+    code,
+    ...(unit && {
+      current_limit: {
+        name: `${binding.policy}.${binding.window}`,
+        requests_per_unit: Math.min(binding.limit, MAX_UINT32),
+        unit,
+      },
+    }),
+    limit_remaining: Math.min(binding.remaining, MAX_UINT32),
+    duration_until_reset: duration(binding.reset_ms),
+  };
+}
+
+function duration(ms: number): RlsDuration {
+  const whole = Math.max(0, Math.round(ms));
+  return { seconds: Math.floor(whole / 1000), nanos: (whole % 1000) * 1_000_000 };
+}
+
+/**
+ * Envoy adds these to the response it relays (or to its own 429). One set of numbers can describe
+ * one window only: the denying descriptor's, else the descriptor whose binding window has the least
+ * left (the first on a tie). `RateLimit-Policy` lists the enforced windows of every descriptor.
+ */
+function responseHeaders(
+  decisions: readonly Decision[],
+  deniedAt: number,
+  context: RlsResponseContext,
+): RlsHeaderValue[] {
+  const chosen = deniedAt >= 0 ? decisions[deniedAt] : tightest(decisions);
+  if (!chosen) return [];
+  const headers = { ...context.headersOf(chosen) };
+  const policies = new Set<string>();
+  for (const d of decisions) {
+    const listed = context.headersOf(d)[POLICY_HEADER];
+    if (listed) for (const item of listed.split(', ')) policies.add(item);
+  }
+  if (policies.size > 0) headers[POLICY_HEADER] = [...policies].join(', ');
+  return Object.entries(headers).map(([key, value]) => ({ key, value }));
+}
+
+function tightest(decisions: readonly Decision[]): Decision | undefined {
+  let best: Decision | undefined;
+  for (const d of decisions) {
+    if (!d.binding) continue;
+    if (!best?.binding || d.binding.remaining < best.binding.remaining) best = d;
+  }
+  return best ?? decisions[0];
+}

@@ -1,0 +1,407 @@
+/**
+ * Envoy's rate-limit gRPC API end to end: the real DecisionApiModule on Fastify with its gRPC server on
+ * an ephemeral port, a @grpc/grpc-js client built from the same vendored protos, real Redis (and an
+ * unreachable one for backend failures). Only the process boundary and Envoy itself are missing.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadConfig } from '@tally/config';
+import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
+import { createHttpApp } from '@tally/http';
+import { createLogger } from '@tally/observability';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
+import { GrpcRlsServer } from '../../apps/decision-api/src/grpc-rls.server';
+import { ADMIN_TOKEN, CALLER_TOKEN, uniqueName } from './support/decision-api.harness';
+
+/** The decoded answer: proto3 leaves zero values out, so `limit_remaining: 0` arrives absent. */
+interface Answer {
+  overall_code: string;
+  statuses: {
+    code: string;
+    current_limit?: { name: string; requests_per_unit: number; unit: string };
+    limit_remaining?: number;
+    duration_until_reset?: { seconds?: number; nanos?: number };
+  }[];
+  response_headers_to_add?: { key: string; value: string }[];
+}
+
+type Unary = (
+  request: RlsRequest,
+  metadata: Metadata,
+  done: (error: ServiceError | null, answer?: Answer) => void,
+) => void;
+
+class RlsStack {
+  private stopped = false;
+
+  private constructor(
+    private readonly app: NestFastifyApplication,
+    private readonly client: Client,
+    private readonly dir: string,
+    readonly httpUrl: string,
+  ) {}
+
+  static async start(redisUrl: string, policies: string): Promise<RlsStack> {
+    const dir = await mkdtemp(join(tmpdir(), 'tally-rls-'));
+    await writeFile(join(dir, 'policies.yaml'), policies);
+    const config = loadConfig({
+      REDIS_URL: redisUrl,
+      TALLY_POLICIES: join(dir, 'policies.yaml'),
+      TALLY_API_TOKENS: CALLER_TOKEN,
+      TALLY_ADMIN_TOKEN: ADMIN_TOKEN,
+      TALLY_TOKEN_SECRET: 'e2e-rls-token-secret-0123456789',
+      TALLY_LOG_LEVEL: 'error',
+    });
+    const app = await createHttpApp(DecisionApiModule.forRoot(config), {
+      logger: createLogger('decision-api-rls-e2e', config.logLevel),
+      bodyLimit: config.bodyLimitBytes,
+      maxInflight: config.maxInflight,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    // What main.ts does after listening, on a free port instead of TALLY_GRPC_PORT.
+    const grpcPort = await app.get(GrpcRlsServer).start('127.0.0.1', 0);
+    const address = app.getHttpServer().address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const { Client: RlsClient } = loadRateLimitService();
+    const client = new RlsClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure());
+    return new RlsStack(app, client, dir, `http://127.0.0.1:${address.port}`);
+  }
+
+  /** `ShouldRateLimit` with the caller token unless told otherwise (`null`: no metadata). */
+  call(request: RlsRequest, token: string | null = CALLER_TOKEN): Promise<Answer> {
+    const metadata = new Metadata();
+    if (token !== null) metadata.set('authorization', `Bearer ${token}`);
+    const method = (this.client as unknown as { ShouldRateLimit: Unary }).ShouldRateLimit.bind(this.client);
+    return new Promise((resolve, reject) =>
+      method(request, metadata, (error, answer) => (error ? reject(error) : resolve(answer as Answer))),
+    );
+  }
+
+  /** The gRPC error of a call that must fail. */
+  async failure(request: RlsRequest, token: string | null = CALLER_TOKEN): Promise<ServiceError> {
+    try {
+      const answer = await this.call(request, token);
+      throw new Error(`expected a gRPC error, got ${JSON.stringify(answer)}`);
+    } catch (error) {
+      if ((error as Partial<ServiceError>).code === undefined) throw error;
+      return error as ServiceError;
+    }
+  }
+
+  async readiness(): Promise<{ status: string; components: Record<string, { status: string }> }> {
+    const res = await fetch(`${this.httpUrl}/readyz`);
+    return (await res.json()) as { status: string; components: Record<string, { status: string }> };
+  }
+
+  /** The app's own shutdown (what SIGTERM runs); the client stays open to see the server gone. */
+  async stopApp(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.app.close();
+  }
+
+  async close(): Promise<void> {
+    await this.stopApp();
+    this.client.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+const headers = (answer: Answer): Record<string, string> =>
+  Object.fromEntries((answer.response_headers_to_add ?? []).map((h) => [h.key, h.value]));
+const remaining = (answer: Answer): number[] => answer.statuses.map((s) => s.limit_remaining ?? 0);
+
+const run = uniqueName('e2e-rls');
+const DOMAIN = `${run}-edge`;
+const P = { api: `${run}-api`, hits: `${run}-hits`, odd: `${run}-odd` };
+const POLICIES = `
+policies:
+  - name: ${P.api}
+    match: { domain: ${DOMAIN}, route: api }
+    key: [tenant, principal]
+    windows:
+      - { name: minute, role: sustained, algorithm: fixed_window, limit: 3, period: 1m }
+    on_backend_failure: fail_closed
+  - name: ${P.hits}
+    match: { domain: ${DOMAIN}, route: hits }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }
+  - name: ${P.odd}
+    match: { domain: ${DOMAIN}, route: odd }
+    key: [tenant]
+    windows:
+      - { name: ten_seconds, role: burst, algorithm: token_bucket, limit: 5, period: 10s }
+`;
+
+const api = (tenant: string, principal = 'svc-42'): RlsRequest => ({
+  domain: DOMAIN,
+  descriptors: [
+    {
+      entries: [
+        { key: 'tenant', value: tenant },
+        { key: 'principal', value: principal },
+        { key: 'route', value: 'api' },
+      ],
+    },
+  ],
+});
+const hits = (tenant: string, extra: Partial<RlsRequest> = {}, own?: number): RlsRequest => ({
+  domain: DOMAIN,
+  descriptors: [
+    {
+      entries: [
+        { key: 'tenant', value: tenant },
+        { key: 'route', value: 'hits' },
+      ],
+      ...(own !== undefined && { hits_addend: { value: own } }),
+    },
+  ],
+  ...extra,
+});
+
+describe(GrpcRlsServer.name, () => {
+  let sut: RlsStack;
+
+  beforeAll(async () => {
+    sut = await RlsStack.start(inject('redisUrl'), POLICIES);
+  });
+  afterAll(async () => {
+    await sut?.close();
+  });
+
+  it('answers OK up to the limit, then OVER_LIMIT, with exact statuses and the HTTP API headers', async () => {
+    const request = api(uniqueName('acme'));
+
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await sut.call(request));
+
+    expect(answers.map((a) => a.overall_code)).toEqual(['OK', 'OK', 'OK', 'OVER_LIMIT']);
+    expect(answers.map(remaining)).toEqual([[2], [1], [0], [0]]);
+    for (const [i, answer] of answers.entries()) {
+      expect(answer.statuses).toHaveLength(1);
+      expect(answer.statuses[0]).toMatchObject({
+        code: i < 3 ? 'OK' : 'OVER_LIMIT',
+        current_limit: { name: `${P.api}.minute`, requests_per_unit: 3, unit: 'MINUTE' },
+      });
+      const reset = answer.statuses[0].duration_until_reset;
+      const resetMs = (reset?.seconds ?? 0) * 1000 + (reset?.nanos ?? 0) / 1e6;
+      expect(resetMs).toBeGreaterThan(0);
+      expect(resetMs).toBeLessThanOrEqual(60_000);
+    }
+    expect(headers(answers[0])).toEqual({
+      'ratelimit-name': P.api,
+      'ratelimit-limit': '3',
+      'ratelimit-remaining': '2',
+      'ratelimit-reset': expect.stringMatching(/^\d+$/),
+      ratelimit: expect.stringMatching(new RegExp(`^"${P.api}\\.minute";r=2;t=\\d+$`)),
+      'ratelimit-policy': `"${P.api}.minute";q=3`,
+    });
+    const denied = headers(answers[3]);
+    expect(denied).toMatchObject({ 'ratelimit-remaining': '0', 'ratelimit-limit': '3' });
+    expect(Number(denied['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(denied['retry-after'])).toBeLessThanOrEqual(60);
+  });
+
+  it('keys by the selector entries: another principal of the same tenant has its own counter', async () => {
+    const tenant = uniqueName('acme');
+    for (let i = 0; i < 3; i++) await sut.call(api(tenant, 'p1'));
+
+    const other = await sut.call(api(tenant, 'p2'));
+
+    expect(other.overall_code).toBe('OK');
+    expect(remaining(other)).toEqual([2]);
+  });
+
+  it('charges hits_addend as the cost, and a descriptor hits_addend over it (0 = a peek)', async () => {
+    const tenant = uniqueName('acme');
+
+    const byRequest = await sut.call(hits(tenant, { hits_addend: 4 }));
+    const byDescriptor = await sut.call(hits(tenant, { hits_addend: 4 }, 3));
+    const peek = await sut.call(hits(tenant, {}, 0));
+    const tooMuch = await sut.call(hits(tenant, { hits_addend: 4 }));
+    const exact = await sut.call(hits(tenant, { hits_addend: 3 }));
+
+    expect(remaining(byRequest)).toEqual([6]);
+    expect(remaining(byDescriptor)).toEqual([3]);
+    expect(peek.overall_code).toBe('OK');
+    expect(remaining(peek)).toEqual([3]);
+    // a denial consumes nothing, so the 3 units left are still there for a cost of 3
+    expect(tooMuch.overall_code).toBe('OVER_LIMIT');
+    expect(remaining(tooMuch)).toEqual([3]);
+    expect(exact.overall_code).toBe('OK');
+    expect(remaining(exact)).toEqual([0]);
+  });
+
+  it('decides every descriptor: OVER_LIMIT if any is denied, one status each in request order', async () => {
+    const exhausted = uniqueName('acme');
+    for (let i = 0; i < 3; i++) await sut.call(api(exhausted));
+    const fresh = uniqueName('acme');
+
+    const answer = await sut.call({
+      domain: DOMAIN,
+      descriptors: [...hits(fresh).descriptors!, ...api(exhausted).descriptors!],
+    });
+
+    expect(answer.overall_code).toBe('OVER_LIMIT');
+    expect(answer.statuses.map((s) => s.code)).toEqual(['OK', 'OVER_LIMIT']);
+    expect(remaining(answer)).toEqual([9, 0]);
+    expect(headers(answer)).toMatchObject({
+      'ratelimit-name': P.api,
+      'ratelimit-policy': `"${P.hits}.hourly";q=10, "${P.api}.minute";q=3`,
+    });
+  });
+
+  it('answers OK without a limit when no policy applies (another domain)', async () => {
+    const answer = await sut.call({ ...api(uniqueName('acme')), domain: `${run}-elsewhere` });
+
+    expect(answer).toMatchObject({ overall_code: 'OK', statuses: [{ code: 'OK' }] });
+    expect(answer.statuses[0].current_limit).toBeUndefined();
+  });
+
+  it('leaves current_limit out when the period is not one Envoy unit, but reports what is left', async () => {
+    const answer = await sut.call({
+      domain: DOMAIN,
+      descriptors: [
+        {
+          entries: [
+            { key: 'tenant', value: uniqueName('acme') },
+            { key: 'route', value: 'odd' },
+          ],
+        },
+      ],
+    });
+
+    expect(answer.statuses[0].current_limit).toBeUndefined();
+    expect(remaining(answer)).toEqual([4]);
+  });
+
+  it.each([
+    ['no authorization metadata', null],
+    ['an unknown token', 'not-a-token-of-this-stack'],
+  ])('refuses %s with UNAUTHENTICATED and consumes nothing', async (_case, token) => {
+    const tenant = uniqueName('acme');
+
+    const error = await sut.failure(api(tenant), token);
+    const after = await sut.call(api(tenant));
+
+    expect(error.code).toBe(status.UNAUTHENTICATED);
+    expect(remaining(after)).toEqual([2]);
+  });
+
+  it('refuses a descriptor the engine finds invalid with INVALID_ARGUMENT and the decision code', async () => {
+    // given a policy keyed by principal and a descriptor without one
+    const request: RlsRequest = {
+      domain: DOMAIN,
+      descriptors: [
+        {
+          entries: [
+            { key: 'tenant', value: uniqueName('acme') },
+            { key: 'route', value: 'api' },
+          ],
+        },
+      ],
+    };
+
+    const error = await sut.failure(request);
+
+    expect(error.code).toBe(status.INVALID_ARGUMENT);
+    expect(error.details).toMatch(/^descriptors\[0\]: selector\.identity_missing/);
+  });
+
+  it('refuses a malformed request with INVALID_ARGUMENT naming the field', async () => {
+    const noDescriptors = await sut.failure({ domain: DOMAIN, descriptors: [] });
+    const repeated = await sut.failure({
+      domain: DOMAIN,
+      descriptors: [
+        {
+          entries: [
+            { key: 'tenant', value: 'a' },
+            { key: 'tenant', value: 'b' },
+          ],
+        },
+      ],
+    });
+
+    expect([noDescriptors.code, noDescriptors.details]).toEqual([
+      status.INVALID_ARGUMENT,
+      'descriptors: at least one descriptor is required',
+    ]);
+    expect([repeated.code, repeated.details]).toEqual([
+      status.INVALID_ARGUMENT,
+      'descriptors[0].entries[1].key: "tenant" is already set by an earlier entry',
+    ]);
+  });
+
+  it('reports the gRPC server in readiness', async () => {
+    const ready = await sut.readiness();
+
+    expect(ready.components.grpc).toMatchObject({ status: 'up' });
+    expect(ready.status).toBe('healthy');
+  });
+});
+
+describe(`${GrpcRlsServer.name} with Redis unreachable`, () => {
+  let sut: RlsStack;
+  const down = uniqueName('e2e-rls-down');
+
+  beforeAll(async () => {
+    // Port 1 (tcpmux) is not served on these hosts: every connection attempt is refused.
+    sut = await RlsStack.start(
+      'redis://127.0.0.1:1',
+      `
+policies:
+  - name: ${down}-closed
+    match: { route: closed }
+    key: [tenant]
+    windows: [{ name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }]
+    on_backend_failure: fail_closed
+  - name: ${down}-open
+    match: { route: open }
+    key: [tenant]
+    windows: [{ name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }]
+    on_backend_failure: fail_open
+`,
+    );
+  });
+  afterAll(async () => {
+    await sut?.close();
+  });
+
+  const request = (route: string): RlsRequest => ({
+    domain: 'edge',
+    descriptors: [
+      {
+        entries: [
+          { key: 'tenant', value: 'acme' },
+          { key: 'route', value: route },
+        ],
+      },
+    ],
+  });
+
+  it('answers fail_closed with UNAVAILABLE, so that Envoy applies its own failure_mode_deny', async () => {
+    const error = await sut.failure(request('closed'));
+
+    expect(error.code).toBe(status.UNAVAILABLE);
+    expect(error.details).toMatch(/^descriptors\[0\]: backend\.(timeout|unavailable|error): backend_/);
+  });
+
+  it('answers fail_open with OK (degraded)', async () => {
+    const answer = await sut.call(request('open'));
+
+    expect(answer).toMatchObject({ overall_code: 'OK', statuses: [{ code: 'OK' }] });
+  });
+
+  it('stops serving when the app shuts down', async () => {
+    await sut.stopApp();
+
+    const error = await sut.failure(request('open'));
+
+    expect(error.code).toBe(status.UNAVAILABLE);
+  });
+});
