@@ -1,0 +1,70 @@
+import { createLedger, type Ledger } from '@tally/ledger';
+import { loadOpsConfig, openRedis, type OpsConfig, type OpsRedis, type ProgressListener } from '@tally/ops';
+import { duration, rate } from './output';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** What a command prints and how the process exits. */
+export interface CommandOutcome {
+  readonly exitCode: 0 | 1;
+  /** Printed with `--json`. */
+  readonly json: unknown;
+  /** Printed for people. */
+  readonly text: string;
+}
+
+/**
+ * The resources of one CLI run, opened on first use (a `policy check` never connects to anything)
+ * and closed by `close`, so the process exits without waiting on sockets.
+ */
+export class CliContext {
+  private cachedConfig?: OpsConfig;
+  private cachedLedger?: Ledger;
+  private cachedRedis?: OpsRedis;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly overrides: { redisUrl?: string; brokers?: string },
+    readonly io: CliIo,
+    readonly nowMs: number,
+  ) {}
+
+  config(): OpsConfig {
+    this.cachedConfig ??= loadOpsConfig(this.env, this.overrides);
+    return this.cachedConfig;
+  }
+
+  ledger(): Ledger {
+    // kafkajs logs stay silent: failures surface as the command's error, in one line.
+    this.cachedLedger ??= createLedger({
+      brokers: this.config().kafkaBrokers,
+      clientId: 'tally-cli',
+      logLevel: 'nothing',
+    });
+    return this.cachedLedger;
+  }
+
+  redis(): OpsRedis {
+    this.cachedRedis ??= openRedis(this.config().redis);
+    return this.cachedRedis;
+  }
+
+  /** Progress lines on stderr (stdout stays clean for `--json`). */
+  progress(label: string): ProgressListener {
+    return (p) => {
+      const pct = p.total > 0 ? ` (${Math.floor((p.done * 100) / p.total)}%)` : '';
+      const eta = p.etaMs === null ? '' : ` ETA ${duration(p.etaMs)}`;
+      this.io.stderr(`${label}: ${p.done}/${p.total}${pct} ${rate(p.perSecond)}${eta}`);
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([
+      this.cachedLedger?.close(),
+      this.cachedRedis?.quit().catch(() => this.cachedRedis?.disconnect()),
+    ]);
+  }
+}

@@ -1,0 +1,177 @@
+import type { CommandSpec, ParsedArgs } from './cli-args';
+import type { CliContext, CommandOutcome } from './cli-context';
+import { consumersResetCommand, consumersStatusCommand } from './consumers.handler';
+import { policyCheck } from './policy.handler';
+import {
+  projectionsDrop,
+  projectionsList,
+  projectionsSwitch,
+  reconcileCommand,
+  replayCommand,
+} from './projections.handler';
+import { reseedCommand } from './reseed.handler';
+import { simulateCommand } from './simulate.handler';
+
+export type Handler = (args: ParsedArgs, ctx: CliContext) => Promise<CommandOutcome>;
+export interface Command extends CommandSpec {
+  readonly run: Handler;
+}
+
+const group = {
+  name: 'group',
+  value: 'text',
+  placeholder: 'GROUP',
+  help: 'consumer group (default tally-projector)',
+} as const;
+const topic = {
+  name: 'topic',
+  value: 'text',
+  placeholder: 'TOPIC',
+  help: 'one topic (default both ledger topics)',
+} as const;
+
+/** Every `tally` command: the parser reads these specs, `tally help` prints them. */
+export const COMMANDS: readonly Command[] = [
+  {
+    path: ['policy', 'check'],
+    positionals: [{ name: 'FILE', value: 'text' }],
+    options: [],
+    summary: 'validate a policy file; every error with its path (exit 1 when invalid)',
+    run: policyCheck,
+  },
+  {
+    path: ['consumers', 'status'],
+    positionals: [],
+    options: [group, topic],
+    summary: 'members, assigned partitions, committed and stored offsets, lag',
+    run: consumersStatusCommand,
+  },
+  {
+    path: ['consumers', 'reset'],
+    positionals: [],
+    options: [
+      {
+        name: 'to',
+        value: 'reset',
+        placeholder: 'earliest|latest|TIME',
+        required: true,
+        help: 'where the group resumes',
+      },
+      group,
+      topic,
+    ],
+    summary: "move a stopped group's offsets (and the projector's stored ones); refuses while members run",
+    run: consumersResetCommand,
+  },
+  {
+    path: ['simulate'],
+    positionals: [],
+    options: [
+      { name: 'policies', value: 'text', placeholder: 'FILE', required: true, help: 'proposed policy file' },
+      { name: 'from', value: 'time', placeholder: 'TIME', required: true, help: 'start of the range' },
+      {
+        name: 'to',
+        value: 'time',
+        placeholder: 'TIME',
+        required: true,
+        help: 'end of the range (exclusive)',
+      },
+      { name: 'tenant', value: 'text', placeholder: 'TENANT', help: 'only this tenant' },
+    ],
+    summary:
+      'recorded decisions re-evaluated under proposed policies: allowed/denied per policy, actual vs proposed',
+    run: simulateCommand,
+  },
+  {
+    path: ['reseed'],
+    positionals: [],
+    options: [
+      { name: 'policy', value: 'text', placeholder: 'POLICY', help: 'only this policy' },
+      {
+        name: 'from',
+        value: 'time',
+        placeholder: 'TIME',
+        help: 'read the ledger from here (default: oldest current window)',
+      },
+      {
+        name: 'policies',
+        value: 'text',
+        placeholder: 'FILE',
+        help: 'policy file in force (default TALLY_POLICIES)',
+      },
+    ],
+    summary: 'after a Redis loss, rebuild sustained counters (≥ 1h, calendar months) from the usage ledger',
+    run: reseedCommand,
+  },
+  {
+    path: ['replay'],
+    positionals: [],
+    options: [
+      {
+        name: 'from',
+        value: 'start',
+        placeholder: 'TIME|earliest',
+        required: true,
+        help: 'first record published at or after',
+      },
+      {
+        name: 'to',
+        value: 'end',
+        placeholder: 'TIME|latest',
+        required: true,
+        help: 'stop before records published at or after (latest: the end seen at start)',
+      },
+      {
+        name: 'namespace',
+        value: 'namespace',
+        placeholder: 'NS',
+        required: true,
+        help: 'fresh namespace to build',
+      },
+      { name: 'force', help: 'replace an existing (inactive) namespace' },
+    ],
+    summary: 'rebuild projections from the ledger into a fresh namespace (progress, rate and ETA on stderr)',
+    run: replayCommand,
+  },
+  {
+    path: ['projections', 'list'],
+    positionals: [],
+    options: [],
+    summary: 'namespaces, the active one, events and last update',
+    run: projectionsList,
+  },
+  {
+    path: ['projections', 'switch'],
+    positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
+    options: [{ name: 'force', help: 'switch to a namespace whose replay did not complete' }],
+    summary: 'make a namespace the active one (queries and the projector follow)',
+    run: projectionsSwitch,
+  },
+  {
+    path: ['projections', 'drop'],
+    positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
+    options: [],
+    summary: 'delete an inactive namespace',
+    run: projectionsDrop,
+  },
+  {
+    path: ['reconcile'],
+    positionals: [
+      { name: 'NS_A', value: 'namespace', optional: true },
+      { name: 'NS_B', value: 'namespace', optional: true },
+    ],
+    options: [
+      { name: 'from', value: 'time', placeholder: 'TIME', help: 'only buckets starting at or after' },
+      { name: 'to', value: 'time', placeholder: 'TIME', help: 'only buckets ending at or before' },
+      {
+        name: 'granularity',
+        value: 'text',
+        placeholder: 'minute|hour|day|month',
+        help: 'only this bucket size',
+      },
+      { name: 'enforcement', help: 'compare the active projection with the enforcement counters' },
+    ],
+    summary: 'differences per tenant / policy / bucket between two namespaces (exit 1 when any)',
+    run: reconcileCommand,
+  },
+];

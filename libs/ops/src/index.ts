@@ -1,0 +1,55 @@
+export { loadOpsConfig, type OpsConfig, type OpsOverrides } from './ops-config';
+export { OpsError } from './ops.error';
+export { openRedis, redisNowMs, scanKeys, type OpsRedis } from './redis-client';
+export { ProgressMeter, type ProgressListener, type ProgressSnapshot } from './progress';
+export { checkPolicyFile, loadPolicySet, type CheckedPolicy, type PolicyCheckResult } from './policy-check';
+export {
+  PROJECTOR_GROUP,
+  PROJECTOR_TOPICS,
+  consumersStatus,
+  resetConsumers,
+  type ConsumerMember,
+  type ConsumerPartition,
+  type ConsumersDeps,
+  type ConsumersResetResult,
+  type ConsumersStatus,
+} from './consumers';
+export {
+  planTopicRange,
+  rangeSize,
+  readTopicRanges,
+  type PartitionRange,
+  type RangeEnd,
+  type RangeHandler,
+  type RangeStart,
+} from './topic-range';
+export {
+  recordedDecision,
+  byTimeThenId,
+  type RecordedDecision,
+  type RecordedPolicy,
+} from './recorded-decision';
+export {
+  PolicySimulator,
+  type PolicyImpact,
+  type PolicyTally,
+  type SimulationReport,
+} from './policy-simulator';
+export { simulate, type SimulateOptions, type SimulateResult } from './simulate.command';
+export { ReseedAccumulator, sustainedWindows, type ReseedTarget, type SustainedWindow } from './reseed-plan';
+export {
+  reseed,
+  type ReseedOptions,
+  type ReseedResult,
+  type ReseededKey,
+  type ReseededWindow,
+} from './reseed.command';
+export {
+  dropNamespace,
+  listNamespaces,
+  namespaceExists,
+  switchNamespace,
+  type NamespaceInfo,
+} from './namespaces';
+export { replay, type ReplayOptions, type ReplayResult } from './replay.command';
+export { reconcileNamespaces, type ReconcileOptions, type ReconcileResult } from './reconcile.command';

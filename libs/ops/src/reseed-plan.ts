@@ -1,0 +1,150 @@
+import { encodeScope, shardKeys, shardOf, windowKey } from '@tally/engine';
+import type { UsageEventV1 } from '@tally/events';
+import { keyOf, type NormalizedSelectors, type Policy, type PolicySet, type WindowSpec } from '@tally/policy';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** A window whose counter `tally reseed` rebuilds, with the buckets that matter now. */
+export interface SustainedWindow {
+  readonly policy: Policy;
+  readonly window: WindowSpec;
+  readonly code: 'f' | 's' | 'c';
+  /** Current bucket index, as the engine computes it (month index for calendar months). */
+  readonly bucket: number;
+  /** Earliest event time that still counts: the current bucket's start, the previous one's for sliding. */
+  readonly sinceMs: number;
+  /** PEXPIRE the engine would set on a commit now. */
+  readonly ttlMs: number;
+}
+
+/**
+ * The sustained windows of the set in force: fixed and sliding windows of an hour or more, and
+ * calendar months. Shorter windows refill within the hour anyway, and token buckets keep a level
+ * rather than a sum (a loss just refills them), so neither is rebuilt. Disabled policies count
+ * nothing, so they are left out.
+ */
+export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): SustainedWindow[] {
+  const out: SustainedWindow[] = [];
+  for (const policy of set.policies) {
+    if (!policy.enabled || (only !== undefined && policy.name !== only)) continue;
+    for (const window of policy.windows) {
+      const period = window.periodMs;
+      switch (window.algorithm) {
+        case 'calendar_month': {
+          const month = utcMonth(nowMs);
+          const ttlMs = month.endMs - nowMs + DAY_MS;
+          out.push({ policy, window, code: 'c', bucket: month.index, sinceMs: month.startMs, ttlMs });
+          break;
+        }
+        case 'fixed_window':
+        case 'sliding_window': {
+          if (period < HOUR_MS) break;
+          const bucket = Math.floor(nowMs / period);
+          const sliding = window.algorithm === 'sliding_window';
+          const sinceMs = (sliding ? bucket - 1 : bucket) * period;
+          out.push({ policy, window, code: sliding ? 's' : 'f', bucket, sinceMs, ttlMs: 2 * period });
+          break;
+        }
+        case 'token_bucket':
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+/** What to write into one window hash (see reseed.lua). */
+export interface ReseedTarget {
+  readonly key: string;
+  readonly policy: string;
+  readonly window: string;
+  readonly code: 'f' | 's' | 'c';
+  readonly bucket: number;
+  /** Units of the current bucket. */
+  readonly count: number;
+  /** Units of the previous bucket (sliding windows). */
+  readonly previous: number;
+  readonly ttlMs: number;
+}
+
+/**
+ * Sums the usage ledger into the sustained windows' current buckets, exactly as the decision script
+ * counted: every enforce policy of an allowed decision, and a shadow policy only when none of its
+ * windows would have denied (the script commits a shadow policy all-or-nothing). Degraded decisions
+ * were never counted (Redis had failed), so they are not counted now. Keys are recomputed with the
+ * policy as it is now, since that is how the engine will look them up. Events seen twice (the relay
+ * delivers at least once) count once.
+ */
+export class ReseedAccumulator {
+  private readonly byPolicy = new Map<string, SustainedWindow[]>();
+  private readonly targetsByKey = new Map<string, { -readonly [K in keyof ReseedTarget]: ReseedTarget[K] }>();
+  private readonly seen = new Set<string>();
+  counted = 0;
+
+  constructor(
+    windows: readonly SustainedWindow[],
+    private readonly shards: number,
+    private readonly fromMs: number,
+  ) {
+    for (const w of windows) {
+      const list = this.byPolicy.get(w.policy.name) ?? [];
+      list.push(w);
+      this.byPolicy.set(w.policy.name, list);
+    }
+  }
+
+  add(event: UsageEventV1): void {
+    if (event.data.outcome !== 'allowed' || this.seen.has(event.id)) return;
+    this.seen.add(event.id);
+    const timeMs = Date.parse(event.time);
+    if (timeMs < this.fromMs) return;
+    const selectors = event.data.selectors as NormalizedSelectors;
+    const tenant = typeof event.data.tenant === 'string' ? event.data.tenant : selectors.tenant;
+    const shard = shardKeys(shardOf(tenant, this.shards));
+    const scope = encodeScope(tenant);
+    let counted = false;
+    for (const recorded of event.data.policies) {
+      const windows = this.byPolicy.get(recorded.name);
+      if (windows === undefined) continue;
+      if (recorded.mode === 'shadow' && recorded.windows.some((w) => w.would_deny === true)) continue;
+      const key = keyOf(windows[0].policy, selectors);
+      if (!key.ok) continue;
+      for (const w of windows) {
+        if (timeMs < w.sinceMs) continue;
+        const eventBucket = w.code === 'c' ? utcMonth(timeMs).index : Math.floor(timeMs / w.window.periodMs);
+        const current = eventBucket === w.bucket;
+        if (!current && !(w.code === 's' && eventBucket === w.bucket - 1)) continue;
+        const redisKey = windowKey(shard, scope, w.policy.name, w.window.name, key.value);
+        const target = this.targetsByKey.get(redisKey) ?? {
+          key: redisKey,
+          policy: w.policy.name,
+          window: w.window.name,
+          code: w.code,
+          bucket: w.bucket,
+          count: 0,
+          previous: 0,
+          ttlMs: w.ttlMs,
+        };
+        if (current) target.count += event.data.cost;
+        else target.previous += event.data.cost;
+        this.targetsByKey.set(redisKey, target);
+        counted = true;
+      }
+    }
+    if (counted) this.counted++;
+  }
+
+  /** Sorted by key, so two runs write in the same order. */
+  targets(): ReseedTarget[] {
+    return [...this.targetsByKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+}
+
+/** The UTC month of an instant; `index` = year × 12 + month − 1, as the engine's calendar windows. */
+export function utcMonth(ms: number): { index: number; startMs: number; endMs: number } {
+  const date = new Date(ms);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return { index: year * 12 + month, startMs: Date.UTC(year, month, 1), endMs: Date.UTC(year, month + 1, 1) };
+}

@@ -1,0 +1,261 @@
+/**
+ * `tally replay`, `projections list|switch|drop` and `reconcile` against REAL Redis and Kafka.
+ * Real: a private redis-server (namespaces are created, switched and dropped here), the shared broker.
+ * The big replay reads two topics of this suite (created and deleted here), so its figures and its
+ * exact totals are not mixed with other suites' traffic; the CLI runs also replay the shared ledger
+ * topics, checked through this suite's unique tenant.
+ */
+import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
+import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
+import { OpsError, openRedis, reconcileNamespaces, replay, scanKeys, type OpsRedis } from '@tally/ops';
+import { ProjectionKeys, readUsageHash } from '@tally/projections';
+import { testEnv, uniqueName } from '@tally/testing';
+import { ulid } from 'ulid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, tally, type PrivateRedis } from './cli.support';
+
+const EVENTS = 56_000; // decisions: each gives a decision event and (allowed, cost > 0) a usage event
+const ALLOWED = EVENTS - EVENTS / 10;
+const TWICE = EVENTS / 1000; // usage events published a second time
+const DISTINCT = EVENTS + ALLOWED; // 106 400 events
+const DAY = 86_400_000;
+const POLICY = 'replay-test';
+
+/** One decision as the relay would publish it: its usage event (when allowed) and its decision event. */
+function decisionMessages(tenant: string, principal: string, cost: number, timeMs: number, allowed: boolean) {
+  const payload: OutboxPayload = {
+    v: 1,
+    outcome: allowed ? 'allowed' : 'denied',
+    ...(allowed ? {} : { reason: 'sustained_quota_exhausted' }),
+    id: ulid(timeMs),
+    policy_set_version: 'v-replay',
+    tenant,
+    selectors: { tenant, principal },
+    attributes: {},
+    cost,
+    policies: [
+      {
+        name: POLICY,
+        mode: 'enforce',
+        key: principal,
+        windows: [{ name: 'w', role: 'sustained', limit: 100 }],
+      },
+    ],
+  };
+  const entry = {
+    p: JSON.stringify(payload),
+    t: String(timeMs),
+    r: JSON.stringify([{ remaining: 1, reset_ms: 1000, would_deny: !allowed }]),
+  };
+  const usage = allowed ? usageEventFromOutbox(entry) : null;
+  const decision = decisionEventFromOutbox(entry);
+  const message = (event: NonNullable<typeof usage> | typeof decision): LedgerMessage => ({
+    key: kafkaKeyOf(event),
+    value: JSON.stringify(event),
+  });
+  return { usage: usage === null ? null : message(usage), decision: message(decision) };
+}
+
+describe('tally replay / projections / reconcile', () => {
+  const run = uniqueName('cli-replay');
+  const topics = { usage: `${run}.usage`, decision: `${run}.decision` };
+  const tenants = Array.from({ length: 10 }, (_, i) => `${run}-t${i}`);
+  const expectedCost = new Map<string, number>();
+  let redis: PrivateRedis;
+  let ops: OpsRedis;
+  let ledger: Ledger;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    ops = openRedis({ mode: 'single', url: redis.url });
+    ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
+    env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
+    await ledger.provisioner.ensureTopics([
+      ...ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }),
+      { topic: topics.usage, partitions: 12, replicationFactor: 1 },
+      { topic: topics.decision, partitions: 12, replicationFactor: 1 },
+    ]);
+    // Decisions over the last day; 1 in 10 denied (no usage event); a few published twice, as an
+    // at-least-once relay may do.
+    const start = Date.now() - DAY;
+    const usage: LedgerMessage[] = [];
+    const decisions: LedgerMessage[] = [];
+    for (let i = 0; i < EVENTS; i++) {
+      const tenant = tenants[i % tenants.length];
+      const allowed = i % 10 !== 0;
+      const cost = 1 + (i % 7);
+      const m = decisionMessages(tenant, `p${i % 97}`, cost, start + Math.floor((i * DAY) / EVENTS), allowed);
+      if (m.usage !== null) {
+        usage.push(m.usage);
+        expectedCost.set(tenant, (expectedCost.get(tenant) ?? 0) + cost);
+        if (i % 1000 === 1) usage.push(m.usage);
+      }
+      decisions.push(m.decision);
+    }
+    for (let i = 0; i < usage.length; i += 5000)
+      await ledger.producer.send(topics.usage, usage.slice(i, i + 5000));
+    for (let i = 0; i < decisions.length; i += 5000) {
+      await ledger.producer.send(topics.decision, decisions.slice(i, i + 5000));
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await ledger.admin.deleteTopics([topics.usage, topics.decision]).catch(() => undefined);
+    await ledger.close();
+    await ops.quit();
+    await redis.stop();
+  });
+
+  const tenantCost = async (namespace: string, tenant: string): Promise<number> => {
+    const keys = new ProjectionKeys(namespace);
+    let total = 0;
+    for (const key of await scanKeys(ops, `${keys.all().slice(0, -1)}usage:${tenant}:day:*`)) {
+      total += readUsageHash(await ops.hgetall(key)).get(POLICY)?.cost ?? 0;
+    }
+    return total;
+  };
+
+  it(`replays ${DISTINCT + TWICE} records (≥ 100k) into a fresh namespace and prints its rate`, async () => {
+    const progress: number[] = [];
+
+    const result = await replay(
+      { ledger, redis: ops },
+      {
+        namespace: 'full-1',
+        from: 'earliest',
+        to: 'latest',
+        topics,
+        auditRetentionMs: 30 * DAY,
+        onProgress: (p) => progress.push(p.done),
+      },
+    );
+
+    console.log(
+      `replay: ${result.records} records (${result.applied} applied, ${result.duplicates} duplicates) in ${result.elapsedMs} ms = ${result.perSecond} events/s`,
+    );
+    expect(result.records).toBe(DISTINCT + TWICE);
+    expect(result.duplicates).toBe(TWICE);
+    expect(result.applied).toBe(DISTINCT);
+    expect(progress.at(-1)).toBe(result.records);
+    for (const tenant of tenants)
+      expect(await tenantCost('full-1', tenant)).toBe(expectedCost.get(tenant) ?? 0);
+    expect(await ops.hgetall(new ProjectionKeys('full-1').meta())).toMatchObject({
+      events: String(result.applied),
+      replay: 'complete',
+    });
+  }, 300_000);
+
+  it('gives identical aggregates when the same range is replayed twice', async () => {
+    await replay(
+      { ledger, redis: ops },
+      { namespace: 'full-2', from: 'earliest', to: 'latest', topics, auditRetentionMs: 30 * DAY },
+    );
+
+    const dump = async (namespace: string) => {
+      const out: Record<string, unknown> = {};
+      for (const key of await scanKeys(ops, new ProjectionKeys(namespace).all())) {
+        const type = await ops.type(key);
+        const name = key.replace(`{${namespace}}`, '{ns}');
+        if (name.endsWith(':meta')) continue; // creation and update times differ by nature
+        if (type === 'hash') out[name] = await ops.hgetall(key);
+        else if (type === 'zset') out[name] = await ops.zrange(key, 0, -1, 'WITHSCORES');
+        else if (type === 'set') out[name] = (await ops.smembers(key)).sort();
+      }
+      return out;
+    };
+    const [a, b] = [await dump('full-1'), await dump('full-2')];
+    expect(Object.keys(a).length).toBeGreaterThan(100);
+    expect(b).toEqual(a);
+    expect((await reconcileNamespaces(ops, { a: 'full-1', b: 'full-2' })).differences).toEqual([]);
+  }, 300_000);
+
+  it('refuses an existing namespace unless forced', async () => {
+    const existing = replay(
+      { ledger, redis: ops },
+      { namespace: 'full-1', from: 'earliest', to: 'latest', topics, auditRetentionMs: DAY },
+    );
+
+    await expect(existing).rejects.toThrow(
+      new OpsError('namespace full-1 exists; choose a fresh one, or --force to replace it', true),
+    );
+  });
+
+  it('lists, switches and drops namespaces, and reconcile exits 1 on a difference', async () => {
+    // given a cell of full-2 disturbed
+    const cell = (await scanKeys(ops, new ProjectionKeys('full-2').allUsage()))[0];
+    await ops.hincrby(cell, `cost:${POLICY}`, 5);
+
+    const reconcile = await tally(['reconcile', 'full-1', 'full-2', '--json'], env);
+    const switched = await tally(['projections', 'switch', 'full-2'], env);
+    const dropActive = await tally(['projections', 'drop', 'full-2'], env);
+    await tally(['projections', 'switch', 'full-1'], env);
+    const dropped = await tally(['projections', 'drop', 'full-2'], env);
+    const list = await tally(['projections', 'list', '--json'], env);
+
+    expect(reconcile.code).toBe(1);
+    const diff = JSON.parse(reconcile.stdout) as {
+      differences: { a: { cost: number }; b: { cost: number } }[];
+    };
+    expect(diff.differences).toHaveLength(1);
+    expect(diff.differences[0].b.cost - diff.differences[0].a.cost).toBe(5);
+    expect(switched).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('active namespace: full-2 (was none)'),
+    });
+    expect(dropActive).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'tally projections drop: namespace full-2 is active; switch to another one first',
+    });
+    expect(dropped).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^dropped namespace full-2 \(\d+ keys\)$/),
+    });
+    expect(await scanKeys(ops, new ProjectionKeys('full-2').all())).toEqual([]);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      {
+        name: 'full-1',
+        active: true,
+        events: DISTINCT,
+        updated: expect.any(String),
+        replay: 'complete',
+      },
+    ]);
+  });
+
+  it('replays the shared ledger topics from a time with `tally replay`, progress on stderr', async () => {
+    // given a few decisions of a unique tenant on the shared topics, published after `from`
+    const from = Date.now() - 1000;
+    const tenant = `${run}-shared`;
+    const messages = [1, 2, 3].map((cost) => decisionMessages(tenant, 'p', cost, Date.now(), true));
+    await ledger.producer.send(
+      TOPICS.usage,
+      messages.map((m) => m.usage as LedgerMessage),
+    );
+    await ledger.producer.send(
+      TOPICS.decision,
+      messages.map((m) => m.decision),
+    );
+
+    const result = await tally(
+      ['replay', '--from', new Date(from).toISOString(), '--to', 'latest', '--namespace', 'shared-1'],
+      env,
+    );
+    const again = await tally(
+      ['replay', '--from', 'earliest', '--to', 'latest', '--namespace', 'shared-1'],
+      env,
+    );
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^replayed \d+ records from .* to latest into namespace shared-1/);
+    expect(result.stderr).toMatch(/replay: \d+\/\d+ \(100%\)/);
+    expect(await tenantCost('shared-1', tenant)).toBe(6);
+    expect(again).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'tally replay: namespace shared-1 exists; choose a fresh one, or --force to replace it',
+    });
+  });
+});
