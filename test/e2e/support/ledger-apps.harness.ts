@@ -1,0 +1,137 @@
+/**
+ * The built apps as child processes. The tree is compiled into a private folder (tsc + tsc-alias +
+ * assets, what scripts/build.mjs does) so this suite never races another engineer's `npm run build`.
+ * decision-api and relay run their own main.js; the projector runs main.ts's exact wiring with
+ * `ProjectorModule.forRoot(config, overrides)` (as test/e2e/projector.kill.test.ts does) for a short
+ * session timeout: a SIGKILLed member then leaves the group in seconds instead of 30 s.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cp, readdir, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, sleep } from './ledger-stack.harness';
+
+const ROOT = resolve(__dirname, '../../..');
+const run = promisify(execFile);
+
+export const CALLER_TOKEN = 'ledger-e2e-caller-token-0123456789';
+const ADMIN_TOKEN = 'ledger-e2e-admin-token-0123456789';
+const TOKEN_SECRET = 'ledger-e2e-token-secret-0123456789';
+
+export async function buildTree(out: string): Promise<void> {
+  const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
+  // Type errors elsewhere in a tree under construction still emit JavaScript; the check below decides.
+  await run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', out], { cwd: ROOT }).catch(() => undefined);
+  await run(bin('tsc-alias'), ['-p', 'tsconfig.build.json', '--outDir', out], { cwd: ROOT });
+  const copy = async (from: string): Promise<void> => {
+    for (const entry of await readdir(from)) {
+      const path = join(from, entry);
+      if ((await stat(path)).isDirectory()) await copy(path);
+      else if (/\.(lua|proto|yaml)$/.test(entry)) await cp(path, join(out, relative(ROOT, path)));
+    }
+  };
+  await copy(join(ROOT, 'apps'));
+  await copy(join(ROOT, 'libs'));
+  for (const app of ['decision-api', 'relay', 'projector']) {
+    if (!existsSync(join(out, `apps/${app}/src/main.js`))) throw new Error(`the build produced no ${app}`);
+  }
+}
+
+export type AppKind = 'decision-api' | 'relay' | 'projector';
+
+const PROJECTOR = (out: string): string => `
+require('reflect-metadata');
+const { runHttpApp } = require(${JSON.stringify(join(out, 'libs/http/src/index.js'))});
+const { ProjectorModule } = require(${JSON.stringify(join(out, 'apps/projector/src/projector.module.js'))});
+void runHttpApp({ name: 'projector', port: (c) => c.projectorPort,
+  module: (c) => ProjectorModule.forRoot(c, { sessionTimeoutMs: 7000, lagPollMs: 1000 }) });
+`;
+
+export interface AppEnv {
+  readonly out: string;
+  readonly redisUrl: string;
+  readonly brokers: readonly string[];
+  readonly policiesPath: string;
+}
+
+/** One app process; `output` keeps its stderr for failure messages. */
+export class AppProcess {
+  readonly output: string[] = [];
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly kind: AppKind,
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+  ) {
+    this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+    child.stderr?.on('data', (d: Buffer) => this.output.push(String(d)));
+  }
+
+  static async start(kind: AppKind, env: AppEnv): Promise<AppProcess> {
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    const args =
+      kind === 'projector' ? ['-e', PROJECTOR(env.out)] : [join(env.out, `apps/${kind}/src/main.js`)];
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        REDIS_URL: env.redisUrl,
+        KAFKA_BROKERS: env.brokers.join(','),
+        TALLY_POLICIES: env.policiesPath,
+        TALLY_API_TOKENS: CALLER_TOKEN,
+        TALLY_ADMIN_TOKEN: ADMIN_TOKEN,
+        TALLY_TOKEN_SECRET: TOKEN_SECRET,
+        TALLY_SHARDS: '8',
+        TALLY_TOPIC_PARTITIONS: '6',
+        // A slow shared machine must not turn into 503s: the invariant is about the ledger, not deadlines.
+        TALLY_BACKEND_TIMEOUT_MS: '5000',
+        TALLY_LOG_LEVEL: 'warn',
+        TALLY_HTTP_PORT: String(port),
+        TALLY_GRPC_PORT: String(grpcPort),
+        TALLY_RELAY_PORT: String(port),
+        TALLY_PROJECTOR_PORT: String(port),
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const app = new AppProcess(kind, child, `http://127.0.0.1:${port}`);
+    const deadline = Date.now() + 60_000;
+    while (!(await app.ready())) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${kind} did not get ready: ${app.output.join('').slice(-2000)}`);
+      }
+      await sleep(100);
+    }
+    return app;
+  }
+
+  /** The sum of a Prometheus series over its label sets (NaN samples count as 0). */
+  async metric(name: string): Promise<number> {
+    const text = await (await fetch(`${this.baseUrl}/metrics`)).text();
+    let sum = 0;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+    }
+    return sum;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+
+  private async ready(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.baseUrl}/readyz`);
+      const body = (await res.json()) as { components?: Record<string, { status: string }> };
+      if (this.kind === 'projector') return body.components?.consumer?.status === 'up';
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }
+}

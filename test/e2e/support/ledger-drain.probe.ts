@@ -1,0 +1,72 @@
+/**
+ * When the ledger has drained: every outbox stream and denial hash is empty (published and
+ * acknowledged) and the projection's stored offsets reach the high watermark of every partition of
+ * both topics. Read straight from Redis and Kafka, the same way ProjectorLag measures lag, so no
+ * metrics poll period adds to the wait.
+ */
+import { allShardKeys } from '@tally/engine';
+import { TOPICS, type KafkaAdminPort } from '@tally/ledger';
+import { ACTIVE_NAMESPACE_KEY, ProjectionKeys, offsetField } from '@tally/projections';
+import type { Redis } from 'ioredis';
+import { sleep } from './ledger-stack.harness';
+
+export interface Backlog {
+  /** Entries in the outbox streams (pending ones included: they are deleted after Kafka confirms). */
+  readonly outbox: number;
+  /** Fields of the denial hashes not yet drained into coalesced decision events. */
+  readonly denials: number;
+  /** Records of the usage and decision topics not yet applied to the projection. */
+  readonly lag: number;
+}
+
+export class DrainProbe {
+  constructor(
+    private readonly redis: Redis,
+    private readonly admin: KafkaAdminPort,
+    private readonly shards: number,
+  ) {}
+
+  async outboxLength(): Promise<number> {
+    const lengths = await Promise.all(allShardKeys(this.shards).map((k) => this.redis.xlen(k.outbox)));
+    return lengths.reduce((a, b) => a + b, 0);
+  }
+
+  async backlog(): Promise<Backlog> {
+    const keys = allShardKeys(this.shards);
+    const denials = (await Promise.all(keys.map((k) => this.redis.hlen(k.denials)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    return { outbox: await this.outboxLength(), denials, lag: await this.lag() };
+  }
+
+  async lag(): Promise<number> {
+    const namespace = await this.redis.get(ACTIVE_NAMESPACE_KEY);
+    const stored =
+      namespace === null ? {} : await this.redis.hgetall(new ProjectionKeys(namespace).offsets());
+    let lag = 0;
+    for (const topic of [TOPICS.usage, TOPICS.decision]) {
+      for (const w of await this.admin.fetchTopicOffsets(topic)) {
+        const from = BigInt(stored[offsetField(topic, w.partition)] ?? w.low);
+        if (BigInt(w.high) > from) lag += Number(BigInt(w.high) - from);
+      }
+    }
+    return lag;
+  }
+
+  /** Polls until nothing is left anywhere; resolves with the time it took. */
+  async drained(timeoutMs: number): Promise<number> {
+    const started = performance.now();
+    let last: Backlog | string = 'not measured';
+    for (;;) {
+      last = await this.backlog().catch((error: unknown) => String(error));
+      if (typeof last !== 'string' && last.outbox === 0 && last.denials === 0 && last.lag === 0) {
+        return Math.round(performance.now() - started);
+      }
+      if (performance.now() - started > timeoutMs) {
+        throw new Error(`not drained after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+      }
+      await sleep(100);
+    }
+  }
+}
