@@ -26,6 +26,7 @@ export class RelayModule {
           shards: config.shards,
           topicPartitions: config.topicPartitions,
           topicReplication: config.topicReplication,
+          claimMinIdleMs: config.relayClaimIdleMs,
         }),
       ],
     };

@@ -42,6 +42,7 @@ describe(loadConfig.name, () => {
       backendTimeoutMs: 100,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,
+      relayClaimIdleMs: 30_000,
       topicPartitions: 12,
       topicReplication: 1,
       logLevel: 'info',

@@ -180,6 +180,11 @@ export class TallyConfig {
   @DurationIn(60_000, 3_650 * DAY_MS, '1m and 3650d')
   readonly auditRetentionMs!: number;
 
+  /** How long an outbox entry stays pending with a relay before another relay re-claims it (a dead relay's work). */
+  @Env('TALLY_RELAY_CLAIM_IDLE', { kind: 'duration', default: '30s' })
+  @DurationIn(1_000, DAY_MS, '1s and 1d')
+  readonly relayClaimIdleMs!: number;
+
   /** Partitions of topics created at start (existing topics are only ever grown). */
   @Env('TALLY_TOPIC_PARTITIONS', { kind: 'int', default: '12' })
   @IntIn(1, 10_000)
