@@ -1,5 +1,8 @@
-// npm run bench: build the tree, then run the hot-path benchmark against the built apps
-// (test/bench/hot-path.bench.mjs; settings are listed there). `--no-build` reuses dist/ as it is.
+// npm run bench: build the tree, then run the benchmarks against the built apps, printed figures:
+//   hot-path  test/bench/hot-path.bench.mjs (decision API vs its raw ceilings, shared or private Redis)
+//   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
+// `npm run bench` runs both, hot-path first; `npm run bench -- ledger` (or `hot-path`) runs one.
+// `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
 
 const major = Number(process.versions.node.split('.')[0]);
@@ -7,13 +10,25 @@ if (major < 22) {
   process.stderr.write(`bench: Node ${process.version} is too old; run: source scripts/node-env.sh\n`);
   process.exit(2);
 }
+const BENCHES = {
+  'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
+  ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
+};
+const args = process.argv.slice(2);
+const named = args.filter((a) => !a.startsWith('--'));
+const unknown = named.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `bench: unknown benchmark ${unknown.join(', ')}; one of: ${Object.keys(BENCHES).join(', ')}\n`,
+  );
+  process.exit(2);
+}
 const root = new URL('..', import.meta.url).pathname;
-if (!process.argv.includes('--no-build')) {
+if (!args.includes('--no-build')) {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 }
-const { runHotPathBench } = await import('../test/bench/hot-path.bench.mjs');
 try {
-  await runHotPathBench();
+  for (const name of named.length > 0 ? named : Object.keys(BENCHES)) await BENCHES[name]();
   process.exit(0);
 } catch (error) {
   process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

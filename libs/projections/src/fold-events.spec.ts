@@ -160,6 +160,26 @@ describe(foldEvents.name, () => {
     ]);
   });
 
+  it('keeps a tenant-less decision apart from a tenant spelled "null"', () => {
+    const sut = foldEvents([usage({ id: ID_A, tenant: undefined }), usage({ id: ID_B, tenant: 'null' })]);
+    const days = sut.usage.filter((u) => u.granularity === 'day');
+    expect(days.map((u) => [u.tenant, u.cost])).toEqual([
+      [null, 3],
+      ['null', 3],
+    ]);
+  });
+
+  it('reads RFC 3339 times in any spelling into the same UTC buckets', () => {
+    // given the same instant as the relay writes it and as another producer might (offset, lower case)
+    const canonical = usage({ id: ID_A });
+    const spelled = Object.assign(usage({ id: ID_B }), { time: '2026-12-01t00:59:59.900+01:00' });
+    const sut = foldEvents([canonical, spelled]);
+    expect(sut.dedup.map((d) => d.timeMs)).toEqual([T0, T0]);
+    expect(perPolicy(sut.usageTotals).filter((t) => t.granularity === 'minute')).toEqual([
+      expect.objectContaining({ start: ms('2026-11-30T23:59:00Z'), cost: 6, count: 2 }),
+    ]);
+  });
+
   it('charges every applicable policy the full cost', () => {
     const two = payload({
       policies: [

@@ -46,12 +46,18 @@ export function foldEvents(events: Iterable<LedgerEvent>, context: FoldContext =
 
 class Folding {
   private readonly seen = new Set<string>();
-  private readonly usage = new Map<string, Mutable<UsageIncrement>>();
-  private readonly totals = new Map<string, Mutable<UsageTotalIncrement>>();
-  private readonly top = new Map<string, Mutable<TopKeyIncrement>>();
+  // Usage is summed in nested maps (tenant → policy → key → slot) instead of maps keyed by built
+  // strings: a batch of thousands of events then builds no id string per event and granularity. The
+  // lists keep creation order, so the delta (and the script arguments) stay what they always were.
+  private readonly keySlots = new Map<string | null, Map<string, Map<string, KeySlot>>>();
+  private readonly totalSlots = new Map<string | null, Map<string, BucketSlot<UsageTotalIncrement>>>();
+  private readonly usage: Mutable<UsageIncrement>[] = [];
+  private readonly totals: Mutable<UsageTotalIncrement>[] = [];
+  private readonly top: Mutable<TopKeyIncrement>[] = [];
   private readonly audit: AuditEntry[] = [];
   private readonly versions = new Map<string, number>();
   private readonly dedup: DedupMark[] = [];
+  private readonly starts = new BucketStarts();
   private applied = 0;
   private duplicates = 0;
 
@@ -83,9 +89,9 @@ class Folding {
       policySetVersion: version,
     }));
     return {
-      usage: [...this.usage.values()],
-      usageTotals: [...this.totals.values()],
-      topKeys: [...this.top.values()],
+      usage: this.usage,
+      usageTotals: this.totals,
+      topKeys: this.top,
       audit: [...this.audit, ...reloads],
       policySetVersions: fresh.map(([version, firstSeenMs]) => ({ version, firstSeenMs })),
       dedup: this.dedup,
@@ -98,45 +104,78 @@ class Folding {
     const { cost } = event.data;
     // Consumers accept null for absent optional fields (class-validator's @IsOptional does).
     const tenant = typeof event.data.tenant === 'string' ? event.data.tenant : null;
-    const policies =
-      event.data.policies.length > 0 ? event.data.policies : [{ name: UNMATCHED_POLICY, key: '' }];
-    const allBase = JSON.stringify([tenant, ALL_POLICIES]);
-    for (const granularity of GRANULARITIES) {
-      const start = bucketStart(timeMs, granularity);
-      bump(
-        this.totals,
-        `${allBase}\u0000${granularity}\u0000${start}`,
-        () => ({ tenant, policy: ALL_POLICIES, granularity, start, cost: 0, count: 0 }),
-        cost,
-      );
-    }
+    const policies = event.data.policies.length > 0 ? event.data.policies : UNMATCHED;
+    const starts = this.starts.of(timeMs);
+    this.bumpTotals(this.totalSlot(tenant, ALL_POLICIES), starts, cost);
     for (const { name: policy, key } of policies) {
-      // Map ids: JSON because tenants and keys are free text; JSON never emits a raw NUL, so NUL can
-      // then join the safe parts. Stringified once per policy, not per granularity (hot path).
-      const base = JSON.stringify([tenant, policy]);
-      const keyBase = JSON.stringify([tenant, policy, key]);
-      for (const granularity of GRANULARITIES) {
-        const start = bucketStart(timeMs, granularity);
-        const bucket = `\u0000${granularity}\u0000${start}`;
-        bump(
-          this.totals,
-          base + bucket,
-          () => ({ tenant, policy, granularity, start, cost: 0, count: 0 }),
-          cost,
-        );
-        bump(
-          this.usage,
-          keyBase + bucket,
-          () => ({ tenant, policy, key, granularity, start, cost: 0, count: 0 }),
-          cost,
-        );
+      this.bumpTotals(this.totalSlot(tenant, policy), starts, cost);
+      const slot = this.keySlot(tenant, policy, key);
+      for (let g = 0; g < GRANULARITIES.length; g++) {
+        const start = starts[g];
+        const buckets = slot.buckets[g];
+        let entry = buckets.get(start);
+        if (entry === undefined) {
+          entry = {
+            tenant,
+            policy,
+            key,
+            granularity: GRANULARITIES[g],
+            start,
+            cost: 0,
+            count: 0,
+          };
+          buckets.set(start, entry);
+          this.usage.push(entry);
+        }
+        entry.cost += cost;
+        entry.count += 1;
       }
-      const day = bucketStart(timeMs, 'day');
-      const topId = `${keyBase}\u0000${day}`;
-      const top = this.top.get(topId) ?? { tenant, policy, day, key, cost: 0 };
+      const day = starts[DAY];
+      let top = slot.top.get(day);
+      if (top === undefined) {
+        top = { tenant, policy, day, key, cost: 0 };
+        slot.top.set(day, top);
+        this.top.push(top);
+      }
       top.cost += cost;
-      this.top.set(topId, top);
     }
+  }
+
+  private bumpTotals(slot: BucketSlot<UsageTotalIncrement>, starts: readonly number[], cost: number): void {
+    for (let g = 0; g < GRANULARITIES.length; g++) {
+      const start = starts[g];
+      const buckets = slot.buckets[g];
+      let entry = buckets.get(start);
+      if (entry === undefined) {
+        const granularity = GRANULARITIES[g];
+        entry = { tenant: slot.tenant, policy: slot.policy, granularity, start, cost: 0, count: 0 };
+        buckets.set(start, entry);
+        this.totals.push(entry);
+      }
+      entry.cost += cost;
+      entry.count += 1;
+    }
+  }
+
+  private totalSlot(tenant: string | null, policy: string): BucketSlot<UsageTotalIncrement> {
+    let byPolicy = this.totalSlots.get(tenant);
+    if (byPolicy === undefined)
+      this.totalSlots.set(tenant, (byPolicy = new Map<string, BucketSlot<UsageTotalIncrement>>()));
+    let slot = byPolicy.get(policy);
+    if (slot === undefined) byPolicy.set(policy, (slot = { tenant, policy, buckets: bucketMaps() }));
+    return slot;
+  }
+
+  private keySlot(tenant: string | null, policy: string, key: string): KeySlot {
+    let byPolicy = this.keySlots.get(tenant);
+    if (byPolicy === undefined)
+      this.keySlots.set(tenant, (byPolicy = new Map<string, Map<string, KeySlot>>()));
+    let byKey = byPolicy.get(policy);
+    if (byKey === undefined) byPolicy.set(policy, (byKey = new Map<string, KeySlot>()));
+    let slot = byKey.get(key);
+    if (slot === undefined)
+      byKey.set(key, (slot = { tenant, policy, buckets: bucketMaps(), top: new Map() }));
+    return slot;
   }
 
   private addDecision(event: DecisionEventV1, timeMs: number): void {
@@ -179,19 +218,40 @@ class Folding {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function bump<T extends { cost: number; count: number }>(
-  map: Map<string, T>,
-  id: string,
-  create: () => T,
-  cost: number,
-): void {
-  let entry = map.get(id);
-  if (entry === undefined) {
-    entry = create();
-    map.set(id, entry);
+/** One (tenant, policy) aggregate: a bucket map per granularity, indexed like `GRANULARITIES`. */
+interface BucketSlot<T> {
+  readonly tenant: string | null;
+  readonly policy: string;
+  readonly buckets: Map<number, Mutable<T>>[];
+}
+
+interface KeySlot extends BucketSlot<UsageIncrement> {
+  readonly top: Map<number, Mutable<TopKeyIncrement>>;
+}
+
+const DAY = GRANULARITIES.indexOf('day');
+const UNMATCHED: readonly { name: string; key: string }[] = [{ name: UNMATCHED_POLICY, key: '' }];
+
+function bucketMaps<T>(): Map<number, T>[] {
+  return GRANULARITIES.map(() => new Map<number, T>());
+}
+
+/**
+ * The bucket starts of every granularity for an instant, remembered per minute: the events of a
+ * batch mostly share a few minutes, and the month start (a Date per call) is the costly one.
+ */
+class BucketStarts {
+  private minute = Number.NaN;
+  private starts: readonly number[] = [];
+
+  of(timeMs: number): readonly number[] {
+    const minute = bucketStart(timeMs, 'minute');
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.starts = GRANULARITIES.map((granularity) => bucketStart(timeMs, granularity));
+    }
+    return this.starts;
   }
-  entry.cost += cost;
-  entry.count += 1;
 }
 
 function exhausted(policy: PolicyOutcomeV1) {
@@ -202,9 +262,12 @@ function reasonOf(reason: string | undefined): { reason?: string } {
   return typeof reason === 'string' ? { reason } : {};
 }
 
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
 /** Event times passed validation as RFC 3339; `Date.parse` wants the upper-case `T`/`Z` form. */
 function eventTimeMs(time: string): number {
-  const ms = Date.parse(time.toUpperCase().replace(' ', 'T'));
+  // The relay's own form (`toISOString`) parses as it is; only other RFC 3339 spellings are rewritten.
+  const ms = Date.parse(CANONICAL_TIME.test(time) ? time : time.toUpperCase().replace(' ', 'T'));
   if (Number.isNaN(ms)) throw new RangeError(`event time is not RFC 3339: ${time}`);
   return ms;
 }

@@ -42,8 +42,12 @@ export function isValidNamespace(name: string): boolean {
   return NAMESPACE.test(name);
 }
 
+const KEY_SAFE = /^[A-Za-z0-9._-]*$/;
+
 /** Percent-encodes every UTF-8 byte outside `[A-Za-z0-9._-]`, so the result has no ':', glob or `~`. */
 export function encodeKeyPart(value: string): string {
+  // Most tenants, policies and keys need no escaping; testing is cheaper than encoding.
+  if (KEY_SAFE.test(value)) return value;
   return encodeURIComponent(value).replace(
     /[!'()*~]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
@@ -60,9 +64,20 @@ export function decodeKeyPart(part: string): string | null {
 
 /** `20261130T0900Z`: ISO 8601 basic format to the minute (no ':' to clash with the key separator). */
 export function bucketToken(ms: number): string {
-  const iso = new Date(ms).toISOString(); // 2026-11-30T09:00:00.000Z
-  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}Z`;
+  // A batch names the same few bucket starts thousands of times: remember the recent ones.
+  let token = recentTokens.get(ms);
+  if (token === undefined) {
+    const iso = new Date(ms).toISOString(); // 2026-11-30T09:00:00.000Z
+    token = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}Z`;
+    if (recentTokens.size >= RECENT_TOKENS) recentTokens.clear();
+    recentTokens.set(ms, token);
+  }
+  return token;
 }
+
+/** Bounded: a replay over months of minutes must not grow it without end. */
+const RECENT_TOKENS = 4096;
+const recentTokens = new Map<number, string>();
 
 export function parseBucketToken(token: string): number | null {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})Z$/.exec(token);

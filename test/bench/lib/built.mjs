@@ -4,14 +4,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
-export const API_MAIN = join(ROOT, 'dist/apps/decision-api/src/main.js');
-const ENGINE_INDEX = join(ROOT, 'dist/libs/engine/src/index.js');
+/** BENCH_DIST: another build of the tree (e.g. one made outside the shared dist/ of a busy checkout). */
+export const DIST = process.env.BENCH_DIST ?? join(ROOT, 'dist');
+export const API_MAIN = join(DIST, 'apps/decision-api/src/main.js');
+export const RELAY_MAIN = join(DIST, 'apps/relay/src/main.js');
+export const PROJECTOR_MAIN = join(DIST, 'apps/projector/src/main.js');
+const ENGINE_INDEX = join(DIST, 'libs/engine/src/index.js');
 /** The source the engine loads: the ceiling runs exactly the script the API runs. */
 export const DECIDE_LUA_PATH = join(ROOT, 'libs/engine/src/lua/decide.lua');
 
 export function loadEngine() {
   if (!existsSync(ENGINE_INDEX)) throw new Error(`${ENGINE_INDEX} is missing: run npm run build first`);
   return createRequire(import.meta.url)(ENGINE_INDEX);
+}
+
+/** A lib of the built tree (CommonJS), by its path under dist/, e.g. `libs/events/src/index.js`. */
+export function loadBuilt(path) {
+  const file = join(DIST, path);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+  return createRequire(import.meta.url)(file);
 }
 
 export function decideLua() {

@@ -1,0 +1,47 @@
+// The ledger's processes under test, each a child of the built tree on the private stack: the relay
+// and the projector (the decision API comes from servers.mjs). Ready = /healthz answers.
+import { PROJECTOR_MAIN, RELAY_MAIN } from './built.mjs';
+import { freePort, startProcess, waitFor } from './processes.mjs';
+
+/** The settings every app of the run shares: the stack, shards, partitions, bench tokens. */
+export function appEnv(stack, settings) {
+  return {
+    REDIS_URL: stack.redisUrl,
+    KAFKA_BROKERS: stack.brokers,
+    TALLY_SHARDS: String(settings.shards),
+    TALLY_TOPIC_PARTITIONS: String(settings.partitions),
+    TALLY_AUTH: 'bearer',
+    TALLY_API_TOKENS: 'bench-caller-token-0123456789',
+    TALLY_ADMIN_TOKEN: 'bench-admin-token-0123456789',
+    TALLY_TOKEN_SECRET: 'bench-token-secret-0123456789',
+    TALLY_LOG_LEVEL: 'warn',
+  };
+}
+
+async function startApp(name, main, portVar, env, log) {
+  const port = await freePort();
+  const extra = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = startProcess(name, process.execPath, [...extra, main], { ...env, [portVar]: String(port) });
+  try {
+    await waitFor(name, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500, 60_000);
+  } catch (error) {
+    await child.stop();
+    throw new Error(`${error.message}\n${child.output()}`);
+  }
+  log(`${name} pid ${child.pid} on :${port}`);
+  return {
+    pid: child.pid,
+    async stop() {
+      const exit = await child.stop(20_000);
+      if (exit.code !== 0) log(`${name} exited with ${JSON.stringify(exit)}\n${child.output()}`);
+    },
+  };
+}
+
+export function startRelay(stack, settings, log) {
+  return startApp('relay', RELAY_MAIN, 'TALLY_RELAY_PORT', appEnv(stack, settings), log);
+}
+
+export function startProjector(stack, settings, log) {
+  return startApp('projector', PROJECTOR_MAIN, 'TALLY_PROJECTOR_PORT', appEnv(stack, settings), log);
+}
