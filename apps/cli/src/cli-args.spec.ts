@@ -60,6 +60,15 @@ describe(parseArgs.name, () => {
       ['reseed', '--from', '2026-02-30'],
       'tally reseed: --from: "2026-02-30" is not a time (use ISO 8601 like 2026-11-30T09:00:00Z, a date, now, or now-1h)',
     ],
+    [
+      ['reconcile', '--enforcement', '--namespace', 'Bad NS'],
+      'tally reconcile: --namespace: "Bad NS" is not a valid namespace ([a-z0-9][a-z0-9_-]{0,62})',
+    ],
+    [['reconcile', '--enforcement', '--tenant'], 'tally reconcile: --tenant needs a value'],
+    [['reconcile', '--enforcement=yes'], 'tally reconcile: --enforcement takes no value'],
+    [['bench', 'fast'], 'tally bench: BENCH: "fast" is not hot-path or ledger'],
+    [['bench', 'hot-path', 'ledger'], 'tally bench: unexpected argument "ledger"'],
+    [['bench', '--build'], 'tally bench: unknown option --build'],
   ])('%j → exit 2: %s', async (argv, message) => {
     const result = await run(argv);
 
@@ -78,6 +87,22 @@ describe(parseArgs.name, () => {
     [
       ['consumers', 'status', '--redis-url', 'nowhere'],
       'tally consumers status: configuration: Invalid configuration (1 problem):\n  REDIS_URL: must be redis://host:port, rediss://host:port, redis+cluster://h1:p1,h2:p2 or a list h1:p1,h2:p2 (got "nowhere")',
+    ],
+    [
+      ['reconcile', 'live', '--enforcement'],
+      'tally reconcile: --enforcement compares one namespace with the counters: give it as --namespace NS',
+    ],
+    [
+      ['reconcile', '--enforcement', '--granularity', 'hour', '--from', 'now-1h'],
+      'tally reconcile: --from, --granularity: only when comparing two namespaces',
+    ],
+    [
+      ['reconcile', 'a', 'b', '--tenant', 'acme', '--strict'],
+      'tally reconcile: --tenant, --strict: only with --enforcement',
+    ],
+    [
+      ['reconcile', '--enforcement', '--policies', '/nonexistent/policies.yaml'],
+      "tally reconcile: cannot read policy file /nonexistent/policies.yaml: ENOENT: no such file or directory, open '/nonexistent/policies.yaml'",
     ],
   ])('%j → exit 2 after parsing: %s', async (argv, message) => {
     const result = await run(argv);

@@ -18,6 +18,8 @@ export interface PositionalSpec {
   readonly name: string;
   readonly value: ValueKind;
   readonly optional?: boolean;
+  /** The only accepted values (with `text`). */
+  readonly choices?: readonly string[];
 }
 
 export interface CommandSpec {
@@ -131,6 +133,9 @@ export function parseArgs(
       return fail(`missing ${p.name}`);
     }
     if (raw.startsWith('-')) return fail(`unknown option ${raw}`);
+    if (p.choices !== undefined && !p.choices.includes(raw)) {
+      return fail(`${p.name}: ${JSON.stringify(raw)} is not ${oneOf(p.choices)}`);
+    }
     const converted = convert(p.value, raw, nowMs);
     if ('problem' in converted) return fail(`${p.name}: ${converted.problem}`);
     positionals[p.name] = converted.value;
@@ -142,6 +147,13 @@ export function parseArgs(
     );
   }
   return { ok: true, args: { command: spec, positionals, options } };
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function oneOf(choices: readonly string[]): string {
+  return choices.length < 2
+    ? (choices[0] ?? '')
+    : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
 }
 
 function findCommand(
@@ -168,7 +180,10 @@ export function usageText(commands: readonly CommandSpec[]): string {
   const lines = ['usage: tally <command> [arguments] [--json] [--redis-url URL] [--brokers LIST]', ''];
   for (const c of commands) {
     const args = [
-      ...c.positionals.map((p) => (p.optional === true ? `[${p.name}]` : p.name)),
+      ...c.positionals.map((p) => {
+        const name = p.choices === undefined ? p.name : p.choices.join('|');
+        return p.optional === true ? `[${name}]` : name;
+      }),
       ...c.options.map((o) => {
         const text = o.value === undefined ? `--${o.name}` : `--${o.name} ${o.placeholder ?? 'VALUE'}`;
         return o.required === true ? text : `[${text}]`;

@@ -9,7 +9,8 @@ export interface CliIo {
 
 /** What a command prints and how the process exits. */
 export interface CommandOutcome {
-  readonly exitCode: 0 | 1;
+  /** 0 ok, 1 differences or failures; `bench` passes its script's own code through. */
+  readonly exitCode: number;
   /** Printed with `--json`. */
   readonly json: unknown;
   /** Printed for people. */

@@ -37,7 +37,9 @@ export async function runCli(
   const ctx = new CliContext(env, overrides, io, nowMs);
   try {
     const outcome = await command.run(args, ctx);
-    io.stdout(args.options.json === true ? JSON.stringify(outcome.json, null, 2) : outcome.text);
+    if (args.options.json === true) io.stdout(JSON.stringify(outcome.json, null, 2));
+    // A command that streamed its output (bench) has nothing left to print.
+    else if (outcome.text !== '') io.stdout(outcome.text);
     return outcome.exitCode;
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -1,14 +1,10 @@
 import type { CommandSpec, ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
 import { consumersResetCommand, consumersStatusCommand } from './consumers.handler';
+import { BENCHES, benchCommand } from './bench.handler';
 import { policyCheck } from './policy.handler';
-import {
-  projectionsDrop,
-  projectionsList,
-  projectionsSwitch,
-  reconcileCommand,
-  replayCommand,
-} from './projections.handler';
+import { projectionsDrop, projectionsList, projectionsSwitch, replayCommand } from './projections.handler';
+import { reconcileCommand } from './reconcile.handler';
 import { reseedCommand } from './reseed.handler';
 import { simulateCommand } from './simulate.handler';
 
@@ -169,9 +165,39 @@ export const COMMANDS: readonly Command[] = [
         placeholder: 'minute|hour|day|month',
         help: 'only this bucket size',
       },
-      { name: 'enforcement', help: 'compare the active projection with the enforcement counters' },
+      {
+        name: 'enforcement',
+        help: 'instead: compare the projection with the enforcement counters of the current buckets',
+      },
+      {
+        name: 'namespace',
+        value: 'namespace',
+        placeholder: 'NS',
+        help: 'with --enforcement: this namespace (default the active one)',
+      },
+      { name: 'tenant', value: 'text', placeholder: 'TENANT', help: 'with --enforcement: only this tenant' },
+      { name: 'policy', value: 'text', placeholder: 'POLICY', help: 'with --enforcement: only this policy' },
+      {
+        name: 'policies',
+        value: 'text',
+        placeholder: 'FILE',
+        help: 'with --enforcement: policy file in force (default TALLY_POLICIES)',
+      },
+      {
+        name: 'strict',
+        help: 'with --enforcement: differences explainable by degraded or would-deny decisions fail too',
+      },
     ],
-    summary: 'differences per tenant / policy / bucket between two namespaces (exit 1 when any)',
+    summary:
+      'differences per tenant / policy / bucket between two namespaces, or per key between the projection and the counters (exit 1 when any)',
     run: reconcileCommand,
+  },
+  {
+    path: ['bench'],
+    positionals: [{ name: 'BENCH', value: 'text', optional: true, choices: BENCHES }],
+    options: [{ name: 'no-build', help: 'reuse dist/ as it is (default: build first)' }],
+    summary:
+      "run the repository's benchmarks (scripts/bench.mjs; both when none is named); --json: their reports",
+    run: benchCommand,
   },
 ];

@@ -1,12 +1,4 @@
-import {
-  dropNamespace,
-  listNamespaces,
-  OpsError,
-  reconcileNamespaces,
-  replay,
-  switchNamespace,
-} from '@tally/ops';
-import { isGranularity } from '@tally/projections';
+import { dropNamespace, listNamespaces, OpsError, replay, switchNamespace } from '@tally/ops';
 import type { ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
 import { duration, rate, table } from './output';
@@ -66,53 +58,4 @@ export async function projectionsDrop(args: ParsedArgs, ctx: CliContext): Promis
   const name = String(args.positionals.NAMESPACE);
   const result = await dropNamespace(ctx.redis(), name);
   return { exitCode: 0, json: { name, ...result }, text: `dropped namespace ${name} (${result.keys} keys)` };
-}
-
-/** `tally reconcile NS_A NS_B [--from --to --granularity]`; exit 1 when they differ. */
-export async function reconcileCommand(args: ParsedArgs, ctx: CliContext): Promise<CommandOutcome> {
-  const a = args.positionals.NS_A;
-  const b = args.positionals.NS_B;
-  if (args.options.enforcement === true) {
-    throw new OpsError(
-      '--enforcement is not available yet: compare two namespaces (tally reconcile NS_A NS_B)',
-      true,
-    );
-  }
-  if (typeof a !== 'string' || typeof b !== 'string')
-    throw new OpsError('give two namespaces, or --enforcement', true);
-  const granularity = args.options.granularity;
-  if (granularity !== undefined && !isGranularity(granularity)) {
-    throw new OpsError(
-      `--granularity: ${JSON.stringify(granularity)} is not minute, hour, day or month`,
-      true,
-    );
-  }
-  const result = await reconcileNamespaces(ctx.redis(), {
-    a,
-    b,
-    ...(typeof args.options.from === 'number' ? { fromMs: args.options.from } : {}),
-    ...(typeof args.options.to === 'number' ? { toMs: args.options.to } : {}),
-    ...(isGranularity(granularity) ? { granularity } : {}),
-  });
-  const range = `${result.from ?? 'the beginning'} to ${result.to ?? 'the end'}`;
-  const head = `${result.cells} usage cells compared between ${a} and ${b}, buckets from ${range}`;
-  if (result.differences.length === 0) return { exitCode: 0, json: result, text: `${head}: no differences` };
-  const rows = result.differences.map((d) => [
-    d.cell.tenant ?? '(none)',
-    d.cell.policy,
-    d.cell.granularity,
-    new Date(d.cell.start).toISOString(),
-    d.a.cost,
-    d.b.cost,
-    d.a.count,
-    d.b.count,
-  ]);
-  const text = [
-    `${head}: ${result.differences.length} difference(s)`,
-    table(
-      ['TENANT', 'POLICY', 'GRANULARITY', 'BUCKET', `COST ${a}`, `COST ${b}`, `COUNT ${a}`, `COUNT ${b}`],
-      rows,
-    ),
-  ].join('\n');
-  return { exitCode: 1, json: result, text };
 }

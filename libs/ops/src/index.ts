@@ -53,3 +53,10 @@ export {
 } from './namespaces';
 export { replay, type ReplayOptions, type ReplayResult } from './replay.command';
 export { reconcileNamespaces, type ReconcileOptions, type ReconcileResult } from './reconcile.command';
+export {
+  reconcileEnforcement,
+  type EnforcementReconcileOptions,
+  type EnforcementReconcileResult,
+} from './reconcile-enforcement.command';
+export type { EnforcementDifference } from './enforcement-diff';
+export type { SkippedWindow } from './enforcement-windows';

@@ -19,6 +19,26 @@ const EMPTY: ProjectionDelta = {
 describe(batchStepArgs.name, () => {
   const keys = new ProjectionKeys('live');
 
+  it('lays out a batch with more cells than a call stack holds arguments', () => {
+    // given: 200k usage cells and 200k dedup tokens (a spread into push() overflows the stack)
+    const n = 200_000;
+    const usage = Array.from({ length: n }, (_, i) => ({
+      tenant: 'acme',
+      policy: 'p',
+      key: `k${i}`,
+      granularity: 'minute' as const,
+      start: AT,
+      cost: 1,
+      count: 1,
+    }));
+    const dedup = Array.from({ length: n }, (_, i) => ({ token: `u:${i}`, timeMs: AT }));
+    // when
+    const sut = batchStepArgs(keys, { ...EMPTY, usage, dedup, applied: n }, [], OPTIONS);
+    // then: every cell is there, two HINCRBY triples (cost and count) each
+    expect(sut.argv).toContain(n * 2);
+    expect(sut.argv.length).toBeGreaterThan(n * 7);
+  });
+
   it('stores only the offsets when nothing is to be applied (a batch of duplicates or dead letters)', () => {
     const sut = batchStepArgs(
       keys,

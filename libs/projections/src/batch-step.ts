@@ -56,7 +56,11 @@ export function batchStepArgs(
     groups.set(key, tokens);
   }
   argv.push(groups.size);
-  for (const [key, tokens] of groups) argv.push(ref(key), tokens.length, ...tokens);
+  // Appends item by item: spreading a batch-sized array into push() overflows the call stack.
+  for (const [key, tokens] of groups) {
+    argv.push(ref(key), tokens.length);
+    for (const token of tokens) argv.push(token);
+  }
 
   const hincr: (string | number)[] = [];
   for (const t of delta.usageTotals) {
@@ -67,7 +71,8 @@ export function batchStepArgs(
     const key = ref(keys.keyUsage(u.tenant, u.policy, u.granularity, u.start));
     hincr.push(key, usageField('cost', u.key), u.cost, key, usageField('count', u.key), u.count);
   }
-  argv.push(hincr.length / 3, ...hincr);
+  argv.push(hincr.length / 3);
+  for (const value of hincr) argv.push(value);
 
   argv.push(delta.topKeys.length);
   for (const top of delta.topKeys)

@@ -1,0 +1,170 @@
+import { allShardKeys } from '@tally/engine';
+import {
+  ACTIVE_NAMESPACE_KEY,
+  NO_TENANT_PART,
+  ProjectionKeys,
+  auditEntryFromMember,
+  decodeKeyPart,
+  parseUsageField,
+  type AuditEntry,
+} from '@tally/projections';
+import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
+import { parseWindowKey, windowKeyPattern } from './enforcement-keys';
+import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
+import { namespaceExists } from './namespaces';
+import { OpsError } from './ops.error';
+import { loadPolicySet } from './policy-check';
+import { redisNowMs, scanKeys, type OpsRedis } from './redis-client';
+
+export interface EnforcementReconcileOptions {
+  /** The policy set in force (TALLY_POLICIES): only its windows have counters worth comparing. */
+  readonly policiesFile: string;
+  /** TALLY_SHARDS: where the engine keeps each tenant's counters and outbox. */
+  readonly shards: number;
+  /** Default: the active namespace. */
+  readonly namespace?: string;
+  readonly tenant?: string;
+  readonly policy?: string;
+  /** Tests: a fixed "now" instead of the Redis server clock the engine decides with. */
+  readonly nowMs?: number;
+}
+
+export interface EnforcementReconcileResult {
+  readonly namespace: string;
+  readonly now: string;
+  readonly windows: readonly {
+    readonly policy: string;
+    readonly window: string;
+    readonly algorithm: string;
+    readonly granularity: string;
+    readonly bucket: string;
+  }[];
+  readonly skipped: readonly SkippedWindow[];
+  /** Keys compared (window × tenant × key with a counter or projected usage in the current bucket). */
+  readonly keys: number;
+  /** Decisions in the outbox streams, not yet in the ledger: their counters are ahead of the projection. */
+  readonly outboxPending: number;
+  /** Hashes skipped because their window moved to a new bucket while the command ran. */
+  readonly rolled: number;
+  readonly differences: readonly EnforcementDifference[];
+  /** Differences the audit trail does not explain (the exit code counts these). */
+  readonly unexplained: number;
+}
+
+/**
+ * `tally reconcile --enforcement`: the counters of the current buckets (fixed 1h/1d, sliding 1h/1d
+ * current bucket, calendar months) against the projection's per-key usage of the same buckets. A
+ * key with a counter but no projected usage, or the reverse, counts as zero on the missing side.
+ * Read-only; the counters keep moving while it reads, so run it with the pipeline drained.
+ */
+export async function reconcileEnforcement(
+  redis: OpsRedis,
+  options: EnforcementReconcileOptions,
+): Promise<EnforcementReconcileResult> {
+  const set = await loadPolicySet(options.policiesFile);
+  if (options.policy !== undefined && !set.policies.some((p) => p.name === options.policy)) {
+    throw new OpsError(`no policy named ${options.policy} in ${options.policiesFile}`, true);
+  }
+  const namespace = options.namespace ?? (await redis.get(ACTIVE_NAMESPACE_KEY));
+  if (namespace === null) throw new OpsError('no active projection namespace; give --namespace');
+  if (!(await namespaceExists(redis, namespace))) throw new OpsError(`no namespace ${namespace}`, true);
+  const nowMs = options.nowMs ?? (await redisNowMs(redis));
+  const { compared, skipped } = comparedWindows(set, nowMs, options.policy);
+
+  const comparison = new EnforcementComparison();
+  const projection = new ProjectionKeys(namespace);
+  for (const window of compared) {
+    await readCounters(redis, window, options, comparison);
+    await readProjected(redis, projection, window, options.tenant, comparison);
+  }
+  const audit = new Map<string | null, AuditEntry[]>();
+  const since = Math.min(nowMs, ...compared.map((w) => w.bucketStartMs));
+  for (const tenant of comparison.tenantsToExplain()) {
+    audit.set(tenant, await auditSince(redis, projection, tenant, since));
+  }
+  const pending = await Promise.all(allShardKeys(options.shards).map((s) => redis.xlen(s.outbox)));
+  const differences = comparison.differences(audit);
+  return {
+    namespace,
+    now: new Date(nowMs).toISOString(),
+    windows: compared.map((w) => ({
+      policy: w.policy.name,
+      window: w.window.name,
+      algorithm: w.window.algorithm,
+      granularity: w.granularity,
+      bucket: new Date(w.bucketStartMs).toISOString(),
+    })),
+    skipped,
+    keys: comparison.size,
+    outboxPending: pending.reduce((a, b) => a + b, 0),
+    rolled: comparison.rolled,
+    differences,
+    unexplained: differences.filter((d) => !d.explained).length,
+  };
+}
+
+async function readCounters(
+  redis: OpsRedis,
+  window: ComparedWindow,
+  options: EnforcementReconcileOptions,
+  comparison: EnforcementComparison,
+): Promise<void> {
+  const { name: policy } = window.policy;
+  const tenant = options.tenant === undefined ? undefined : { name: options.tenant, shards: options.shards };
+  const keys = await scanKeys(redis, windowKeyPattern(policy, window.window.name, tenant));
+  // Window hashes live in every shard's slot: one command each (a Cluster pipeline must stay in a slot).
+  for (let i = 0; i < keys.length; i += 200) {
+    const chunk = keys.slice(i, i + 200);
+    const hashes = await Promise.all(chunk.map((key) => redis.hgetall(key)));
+    chunk.forEach((key, j) => {
+      const parts = parseWindowKey(key, policy, window.window.name);
+      if (parts === null || (options.tenant !== undefined && parts.tenant !== options.tenant)) return;
+      comparison.addCounter(window, parts.tenant, parts.key, hashes[j]);
+    });
+  }
+}
+
+async function readProjected(
+  redis: OpsRedis,
+  projection: ProjectionKeys,
+  window: ComparedWindow,
+  tenant: string | undefined,
+  comparison: EnforcementComparison,
+): Promise<void> {
+  const at = (t: string | null) =>
+    projection.keyUsage(t, window.policy.name, window.granularity, window.bucketStartMs);
+  let hashes: { tenant: string | null; key: string }[];
+  if (tenant !== undefined) {
+    hashes = [{ tenant, key: at(tenant) }];
+  } else {
+    // The contract's own key with the tenant part as a wildcard: `…:keys:*:<policy>:<gran>:<b>`.
+    const [head, tail] = at(null).split(`:keys:${NO_TENANT_PART}:`);
+    const found = await scanKeys(redis, `${head}:keys:*:${tail}`);
+    hashes = found.flatMap((key) => {
+      const part = key.slice(`${head}:keys:`.length, key.length - tail.length - 1);
+      const t = part === NO_TENANT_PART ? null : decodeKeyPart(part);
+      return part.includes(':') || (t === null && part !== NO_TENANT_PART) ? [] : [{ tenant: t, key }];
+    });
+  }
+  for (const { tenant: t, key } of hashes) {
+    for (const [field, value] of Object.entries(await redis.hgetall(key))) {
+      const parsed = parseUsageField(field);
+      if (parsed?.metric === 'cost') comparison.addProjected(window, t, parsed.name, Number(value));
+    }
+  }
+}
+
+async function auditSince(
+  redis: OpsRedis,
+  projection: ProjectionKeys,
+  tenant: string | null,
+  sinceMs: number,
+): Promise<AuditEntry[]> {
+  const flat = await redis.zrangebyscore(projection.audit(tenant), sinceMs, '+inf', 'WITHSCORES');
+  const out: AuditEntry[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const entry = auditEntryFromMember(flat[i], Number(flat[i + 1]));
+    if (entry !== null) out.push(entry);
+  }
+  return out;
+}
