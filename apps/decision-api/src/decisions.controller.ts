@@ -1,52 +1,41 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { DecisionService, type DecisionRequest } from '@tally/engine';
-import { RequireAccess, validateAs, type ErrorBody } from '@tally/http';
-import { type FastifyReply } from 'fastify';
-import { BatchRequestDto, DecisionRequestDto } from './decision.dto';
-import { decisionBody, rateLimitHeaders } from './rate-limit-headers';
+import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DecisionService } from '@tally/engine';
+import { BearerTokens, HTTP_OPTIONS, type HttpOptions } from '@tally/http';
+import { type FastifyInstance } from 'fastify';
+import { registerHotRoutes } from './hot-routes';
 
-/** The hot path: transport → DecisionService → status, headers, body. */
-@Controller('v1')
-@RequireAccess('caller')
-export class DecisionsController {
-  constructor(private readonly decisions: DecisionService) {}
+/**
+ * The hot path: `POST /v1/decisions` and `POST /v1/decisions:batch`.
+ *
+ * A deliberate deviation from "controllers" (see the README): this controller declares no Nest
+ * route; at bootstrap it registers the two routes on the Fastify instance directly (hot-routes.ts).
+ * Nest's per-request pipeline — guard, interceptors, pipes, the exception zone — cost ≈ 14 % of the
+ * API's throughput in the benchmark, and class-validator ≈ 46 µs a request, against a target of
+ * 0.85 of a bare Fastify server doing the same EVALSHA. Everything else stays as it was: DI-wired,
+ * the same auth rule in constant time, the same statuses, headers, bodies and error codes, the same
+ * overload shedding and JSON parsing (hooks of the Fastify instance). Control endpoints stay Nest
+ * controllers.
+ */
+@Controller()
+export class DecisionsController implements OnModuleInit {
+  private readonly tokens: BearerTokens;
 
-  @Post('decisions')
-  async decide(
-    @Body() body: DecisionRequestDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
-    const decision = await this.decisions.decide(toRequest(body));
-    void reply.status(decision.status).headers(rateLimitHeaders(decision));
-    return decisionBody(decision);
+  constructor(
+    private readonly decisions: DecisionService,
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(HTTP_OPTIONS) options: HttpOptions,
+  ) {
+    this.tokens = new BearerTokens(options);
   }
 
-  /**
-   * Independent decisions in one round trip (the `::` escapes the literal colon of
-   * `/v1/decisions:batch` in Nest's route syntax). The call is 200 and each result carries its own
-   * status; an item that is not a valid request is answered 400 on its own and the others are decided.
-   */
-  @Post('decisions::batch')
-  @HttpCode(200)
-  async batch(@Body() body: BatchRequestDto): Promise<unknown> {
-    const checked = body.requests.map((item, i) => validateAs(DecisionRequestDto, item, `requests[${i}]`));
-    const valid: DecisionRequest[] = [];
-    for (const c of checked) if (c.ok) valid.push(toRequest(c.value));
-    const decisions = valid.length === 0 ? [] : await this.decisions.decideBatch(valid);
-    let next = 0;
-    const results = checked.map((c) => {
-      if (!c.ok) return invalidItem(c.errors);
-      const d = decisions[next++];
-      return { status: d.status, ...decisionBody(d) };
+  onModuleInit(): void {
+    // An application context without an HTTP server (a worker, a test) has no routes to register.
+    const adapter = this.adapterHost.httpAdapter as typeof this.adapterHost.httpAdapter | undefined;
+    if (!adapter) return;
+    registerHotRoutes(adapter.getInstance<FastifyInstance>(), {
+      decisions: this.decisions,
+      tokens: this.tokens,
     });
-    return { results };
   }
-}
-
-function toRequest(body: DecisionRequestDto): DecisionRequest {
-  return { ...body, cost: body.cost ?? 1 };
-}
-
-function invalidItem(errors: ErrorBody['errors']): ErrorBody & { status: 400; allowed: false } {
-  return { status: 400, allowed: false, code: 'request.invalid', message: 'the request is invalid', errors };
 }

@@ -34,11 +34,51 @@ export function classifyBackendError(error: unknown): BackendFailure {
   return 'backend_unavailable';
 }
 
-/** Rejects with BackendTimeoutError after `ms`; the underlying command is not cancelled (Redis cannot be). */
+/**
+ * Rejects with BackendTimeoutError after `ms`; the underlying command is not cancelled (Redis cannot
+ * be). The rejection waits one more turn of the event loop (`setImmediate`): timers run before I/O
+ * in a loop turn, so after a stall of this process (GC, a CPU-starved machine) a reply that is
+ * already in the socket is read first and wins the race. A stall of the API is not a Redis timeout.
+ */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BackendTimeoutError(ms)), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new BackendTimeoutError(ms)));
+    }, ms);
   });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([work, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+  });
+}
+
+/**
+ * Share of the step deadline added per script of a pipeline. A pipeline of n scripts is n steps in
+ * one round trip: Redis runs them one after the other, behind whatever else is queued, so one fixed
+ * deadline would time whole batches out on a busy machine while every script is healthy. With the
+ * default 100 ms: 1 script → 102 ms, 100 → 300 ms, 1000 → 2.1 s.
+ */
+export const PIPELINE_SHARE_PER_SCRIPT = 0.02;
+
+/** The deadline of a pipeline of `scripts` decide scripts, from the deadline of one step. */
+export function pipelineDeadlineMs(stepMs: number, scripts: number): number {
+  return Math.ceil(stepMs * (1 + PIPELINE_SHARE_PER_SCRIPT * scripts));
+}
+
+/**
+ * Whether a failed step counts toward the circuit breaker. The breaker exists to stop hammering a
+ * dead Redis, so a timeout counts only when Redis gave no sign of life while the step waited: if
+ * another step was answered after this one started, Redis is alive and merely slow (or this process
+ * is overloaded), and opening the breaker would turn a slowdown into a full outage of fail_closed
+ * traffic. A half-open probe always counts: its failure must re-open the breaker.
+ */
+export function countsAsOutage(
+  failure: BackendFailure,
+  step: { readonly startedAt: number; readonly lastAnswerAt: number; readonly probing: boolean },
+): boolean {
+  if (failure === 'backend_error') return false;
+  if (failure === 'backend_timeout' && !step.probing) return step.lastAnswerAt <= step.startedAt;
+  return true;
 }

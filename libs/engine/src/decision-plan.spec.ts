@@ -84,12 +84,34 @@ describe(planDecision.name, () => {
 
   it('fingerprints normalized values, so whitespace and attribute order do not matter', () => {
     const ctx = context(policy('api'));
-    const a = planDecision({ selectors: { principal: 'p' }, attributes: { b: '1', a: '2' }, cost: 1 }, ctx);
-    const b = planDecision({ selectors: { principal: ' p ' }, attributes: { a: '2', b: '1' }, cost: 1 }, ctx);
-    const c = planDecision({ selectors: { principal: 'p' }, attributes: { a: '2', b: '1' }, cost: 2 }, ctx);
+    const idempotency_key = 'k';
+    const a = planDecision(
+      { selectors: { principal: 'p' }, attributes: { b: '1', a: '2' }, cost: 1, idempotency_key },
+      ctx,
+    );
+    const b = planDecision(
+      { selectors: { principal: ' p ' }, attributes: { a: '2', b: '1' }, cost: 1, idempotency_key },
+      ctx,
+    );
+    const c = planDecision(
+      { selectors: { principal: 'p' }, attributes: { a: '2', b: '1' }, cost: 2, idempotency_key },
+      ctx,
+    );
     if (!a.ok || !b.ok || !c.ok) throw new Error('unexpected refusal');
+    expect(a.plan.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(a.plan.fingerprint).toBe(b.plan.fingerprint);
     expect(a.plan.fingerprint).not.toBe(c.plan.fingerprint);
+  });
+
+  it.each([
+    ['no idempotency key', { selectors: { principal: 'p' }, cost: 1 }],
+    ['a peek with an idempotency key', { selectors: { principal: 'p' }, cost: 0, idempotency_key: 'k' }],
+  ])('skips the fingerprint when no idempotency record is kept: %s', (_name, request) => {
+    const sut = planDecision(request, context(policy('api')));
+    if (!sut.ok) throw new Error(sut.refusal.message);
+
+    expect(sut.plan.idempotencyRedisKey).toBeUndefined();
+    expect(sut.plan.fingerprint).toBe('');
   });
 
   it('never puts a raw token into a key or the payload', () => {

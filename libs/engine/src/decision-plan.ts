@@ -45,6 +45,7 @@ export interface DecisionPlan {
   readonly windows: readonly PlannedWindow[];
   /** Redis key of the idempotency record; absent without an idempotency key or for a peek. */
   readonly idempotencyRedisKey?: string;
+  /** SHA-256 (hex) of the normalized request when an idempotency record is kept, else ''. */
   readonly fingerprint: string;
   /** The outbox payload as JSON, starting with `PAYLOAD_PREFIX` (decide.lua relies on it). */
   readonly payloadJson: string;
@@ -146,11 +147,15 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     }
   }
 
+  const idempotencyRedisKey =
+    idem === undefined || cost === 0 ? undefined : idempotencyKey(shard, scope, idem);
   // The fingerprint is over normalized values (token already hashed), in canonical order: selectors
-  // come in SELECTOR_DIMS order and attributes sorted, so JSON.stringify is canonical.
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify({ selectors, attributes, cost }))
-    .digest('hex');
+  // come in SELECTOR_DIMS order and attributes sorted, so JSON.stringify is canonical. Only an
+  // idempotency record stores and compares it, so without one the hash is not worth its cost.
+  const fingerprint =
+    idempotencyRedisKey === undefined
+      ? ''
+      : createHash('sha256').update(JSON.stringify({ selectors, attributes, cost })).digest('hex');
   const payload: OutboxPayload = {
     v: 1,
     outcome: 'allowed',
@@ -176,7 +181,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     cost,
     policies,
     windows,
-    idempotencyRedisKey: idem === undefined || cost === 0 ? undefined : idempotencyKey(shard, scope, idem),
+    idempotencyRedisKey,
     fingerprint,
     payloadJson: JSON.stringify(payload),
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),

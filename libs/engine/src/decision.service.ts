@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ulid } from 'ulid';
+import { newDecisionId } from './decision-id';
 import type { DecisionObserver } from './decision-observer';
 import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
 import { backendDecision, refusedDecision, scriptDecision } from './decision-result';
@@ -66,7 +66,7 @@ export class DecisionService {
       return { ok: false, status: 404, code: 'policy.not_found', message: `no policy named ${policyName}` };
     const planned = planDecision(
       { selectors: rawSelectors, cost: 0 },
-      { ...this.context(ulid()), only: policy },
+      { ...this.context(newDecisionId()), only: policy },
     );
     if (!planned.ok)
       return {
@@ -87,7 +87,7 @@ export class DecisionService {
   }
 
   private plan(request: DecisionRequest): PlanResult & { decisionId: string } {
-    const decisionId = ulid();
+    const decisionId = newDecisionId();
     return { ...planDecision(request, this.context(decisionId)), decisionId };
   }
 

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Cluster } from 'ioredis';
-import { BreakerOpenError, classifyBackendError, withDeadline } from './backend-failure';
+import {
+  BreakerOpenError,
+  classifyBackendError,
+  countsAsOutage,
+  pipelineDeadlineMs,
+  withDeadline,
+} from './backend-failure';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
 import {
   callDecide,
@@ -40,6 +46,8 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   private readonly breaker: CircuitBreaker;
   private readonly closeTasks: (() => Promise<void>)[] = [];
   private lastError: string | undefined;
+  /** When Redis last answered anything (performance.now()): tells a slow Redis from a dead one. */
+  private lastAnswerAt = -Infinity;
 
   constructor(
     @Inject(ENGINE_REDIS) private readonly redis: RedisClient,
@@ -92,8 +100,9 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Many independent decisions in one pipeline (one round trip, one deadline). On Cluster a pipeline
-   * must stay on one node, so plans are grouped per shard and the groups run in parallel.
+   * Many independent decisions in one pipeline (one round trip, one deadline that grows with the
+   * number of scripts: see `pipelineDeadlineMs`). On Cluster a pipeline must stay on one node, so
+   * plans are grouped per shard and the groups run in parallel.
    */
   async runMany(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
     if (!(this.redis instanceof Cluster)) return this.runPipeline(plans);
@@ -159,11 +168,14 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async runPipeline(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
-    const step = await this.step(async () => {
-      const pipeline = this.redis.pipeline();
-      for (const plan of plans) callDecide(pipeline, this.args(plan));
-      return (await pipeline.exec()) ?? [];
-    });
+    const step = await this.step(
+      async () => {
+        const pipeline = this.redis.pipeline();
+        for (const plan of plans) callDecide(pipeline, this.args(plan));
+        return (await pipeline.exec()) ?? [];
+      },
+      pipelineDeadlineMs(this.options.backendTimeoutMs, plans.length),
+    );
     if (!step.ok) return plans.map(() => step);
     return step.value.map(([error, reply]): StepResult<ScriptOutcome> => {
       if (error) {
@@ -180,23 +192,49 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     work: () => Promise<T>,
     deadlineMs = this.options.backendTimeoutMs,
   ): Promise<StepResult<T>> {
-    if (!this.breaker.tryAcquire()) return this.failed(new BreakerOpenError());
+    if (!this.breaker.tryAcquire()) return this.report(classifyBackendError(new BreakerOpenError()));
+    const startedAt = performance.now();
+    const probing = this.breaker.state === 'half_open';
+    const pending = work();
     try {
-      const value = await withDeadline(work(), deadlineMs);
+      const value = await withDeadline(pending, deadlineMs);
+      this.lastAnswerAt = performance.now();
       this.breaker.success();
       return { ok: true, value };
     } catch (error) {
-      return this.failed(error);
+      const failure = classifyBackendError(error);
+      if (failure === 'backend_error') this.lastAnswerAt = performance.now();
+      if (failure === 'backend_timeout' && !probing) this.judgeLater(pending, startedAt, deadlineMs);
+      // Only a dead-looking Redis counts (see countsAsOutage); the rest just frees the probe slot.
+      else if (countsAsOutage(failure, { startedAt, probing, lastAnswerAt: this.lastAnswerAt }))
+        this.breaker.failure();
+      else this.breaker.release();
+      return this.report(failure);
     }
   }
 
-  private failed(error: unknown): { ok: false; failure: BackendFailure } {
-    const failure = classifyBackendError(error);
-    if (!(error instanceof BreakerOpenError)) {
-      // A script error says nothing about availability; only timeouts and lost connections count.
-      if (failure === 'backend_error') this.breaker.release();
-      else this.breaker.failure();
-    }
+  /**
+   * A timed-out step is judged one deadline later, not at once: on a CPU-starved machine Redis itself
+   * may not run for a while and then answer everything late. A late answer meanwhile — to this step or
+   * to any other — shows a slow Redis, which the breaker must not cut off (that would turn a slowdown
+   * into a full outage of fail_closed traffic); only silence counts, as from a hung Redis.
+   */
+  private judgeLater(pending: Promise<unknown>, startedAt: number, graceMs: number): void {
+    void pending.then(
+      () => (this.lastAnswerAt = performance.now()),
+      (error: unknown) => {
+        if (classifyBackendError(error) === 'backend_error') this.lastAnswerAt = performance.now();
+      },
+    );
+    setTimeout(() => {
+      // Open or half-open, the breaker is already judging Redis by its own probe.
+      if (this.breaker.state !== 'closed') return;
+      const step = { startedAt, probing: false, lastAnswerAt: this.lastAnswerAt };
+      if (countsAsOutage('backend_timeout', step)) this.breaker.failure();
+    }, graceMs).unref();
+  }
+
+  private report(failure: BackendFailure): { ok: false; failure: BackendFailure } {
     this.observer?.onBackendError?.(failure);
     return { ok: false, failure };
   }

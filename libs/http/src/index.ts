@@ -2,6 +2,8 @@ export { HttpModule } from './http.module';
 export type { HttpOptions } from './http.options';
 export { RequireAccess, type Access } from './access.decorator';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
+export { BearerTokens } from './bearer-tokens';
+export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { installOverloadShedding } from './overload';
 export { HTTP_OPTIONS } from './http.constants';

@@ -1,3 +1,4 @@
+import { parseDuration } from './duration';
 import type { PolicyFileDto } from './policy-file.dto';
 import { isMapping } from './policy-file.rules';
 import type { PolicyError } from './policy.types';
@@ -26,6 +27,7 @@ export function checkPolicies(file: PolicyFileDto): PolicyError[] {
         });
     }
     errors.push(...checkWindowNames(policy.windows, path));
+    errors.push(...checkWindowScale(policy.windows, path));
     for (const field of ['match', 'unless'] as const) {
       const spec = policy[field];
       if (isMapping(spec)) errors.push(...checkMatch(spec, `${path}.${field}`));
@@ -47,6 +49,39 @@ function checkWindowNames(windows: unknown, path: string): PolicyError[] {
       errors.push({
         path: `${path}.windows[${j}].name`,
         message: `duplicate window name "${name}" in this policy (first at windows[${first}])`,
+      });
+  });
+  return errors;
+}
+
+/**
+ * How many times `limit × period (ms)` the window maths of an algorithm may hold in one number.
+ * token_bucket keeps its tokens in units of token × ms (capacity = limit × period, so the refill of
+ * `limit` per period is an exact integer per ms); sliding_window weighs two buckets in units of
+ * request × ms (previous × time left + (current + cost) × period ≤ 3 × limit × period, cost ≤ limit).
+ * Both run in doubles (TypeScript and Lua): past 2^53 the sums round and the limit stops being exact.
+ * fixed_window and calendar_month count plain requests.
+ */
+const SCALED_ALGORITHMS: Readonly<Record<string, number>> = { token_bucket: 1, sliding_window: 3 };
+
+function checkWindowScale(windows: unknown, path: string): PolicyError[] {
+  if (!Array.isArray(windows)) return [];
+  const errors: PolicyError[] = [];
+  (windows as unknown[]).forEach((w, j) => {
+    if (!isMapping(w) || typeof w.algorithm !== 'string' || typeof w.period !== 'string') return;
+    const factor = SCALED_ALGORITHMS[w.algorithm];
+    const periodMs = parseDuration(w.period);
+    const { limit } = w;
+    // Other problems of limit and period are reported by their own rules.
+    if (factor === undefined || periodMs === undefined) return;
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0) return;
+    const max = Math.floor(Number.MAX_SAFE_INTEGER / factor);
+    if (limit * periodMs > max)
+      errors.push({
+        path: `${path}.windows[${j}].limit`,
+        message:
+          `limit × period in ms must be at most ${max} for ${w.algorithm} (here ${limit} × ${periodMs}); ` +
+          'lower the limit or the period',
       });
   });
   return errors;

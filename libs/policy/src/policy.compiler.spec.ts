@@ -47,6 +47,10 @@ const BAD: Record<string, string[]> = {
     'policies[0].windows[3].limit: must be a positive integer',
     'policies[0].windows[4].limit: is required',
   ],
+  'limit-times-period-too-large.yaml': [
+    'policies[0].windows[1].limit: limit × period in ms must be at most 9007199254740991 for token_bucket (here 104249992 × 86400000); lower the limit or the period',
+    'policies[0].windows[2].limit: limit × period in ms must be at most 3002399751580330 for sliding_window (here 34749998 × 86400000); lower the limit or the period',
+  ],
   'many-errors.yaml': [
     `policies[1].key: unknown dim "account"; must be among ${DIMS}`,
     'policies[1].windows[0].limit: must be a positive integer',
