@@ -12,6 +12,7 @@ import {
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TallyClient } from '@tally/client';
+import { freePort } from '@tally/testing';
 
 const DECISION = {
   allowed: true,
@@ -37,15 +38,6 @@ function client(
   const c = new TallyClient({ baseUrl, token: 'caller-token', timeoutMs: 2000, ...options });
   cleanups.push(() => c.close());
   return c;
-}
-
-/** A loopback port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
 }
 
 /** An HTTP server answering with `handler`; counts the requests it saw. */
@@ -82,7 +74,7 @@ function json(
 describe(TallyClient.name, () => {
   describe('Tally unreachable (a closed port)', () => {
     it('open: allows, degraded with the client_unreachable cause', async () => {
-      const sut = client(`http://127.0.0.1:${await closedPort()}`, { failMode: 'open' });
+      const sut = client(`http://127.0.0.1:${await freePort()}`, { failMode: 'open' });
 
       const res = await sut.decide(request);
 
@@ -97,7 +89,7 @@ describe(TallyClient.name, () => {
     });
 
     it('closed: refuses with backend_unavailable and a Retry-After to relay', async () => {
-      const sut = client(`http://127.0.0.1:${await closedPort()}`, { failMode: 'closed' });
+      const sut = client(`http://127.0.0.1:${await freePort()}`, { failMode: 'closed' });
 
       const res = await sut.decide(request);
 
@@ -112,7 +104,7 @@ describe(TallyClient.name, () => {
     });
 
     it('a call may override the client’s fail mode', async () => {
-      const sut = client(`http://127.0.0.1:${await closedPort()}`, { failMode: 'open' });
+      const sut = client(`http://127.0.0.1:${await freePort()}`, { failMode: 'open' });
 
       const res = await sut.decide(request, { failMode: 'closed' });
 
@@ -120,7 +112,7 @@ describe(TallyClient.name, () => {
     });
 
     it('applies the fail mode to every item of a batch', async () => {
-      const sut = client(`http://127.0.0.1:${await closedPort()}`, { failMode: 'closed' });
+      const sut = client(`http://127.0.0.1:${await freePort()}`, { failMode: 'closed' });
 
       const res = await sut.decideBatch([request, request]);
 

@@ -7,10 +7,11 @@ import { Controller, Get, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyRequest } from 'fastify';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Quota, TallyGuard, TallyModule, type TallyModuleOptions } from '@tally/client';
-import { CALLER_TOKEN, DecisionApiHarness, uniqueName } from './support/decision-api.harness';
+import { freePort, uniqueName } from '@tally/testing';
+import { CALLER_TOKEN, DecisionApiHarness } from './support/decision-api.harness';
 
 const run = uniqueName('e2e-guard');
 const POLICY = `${run}-guarded`;
@@ -77,14 +78,6 @@ async function startApp(options: TallyModuleOptions): Promise<App> {
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 let api: DecisionApiHarness;
 let sut: App;
 let unreachable: App;
@@ -92,7 +85,7 @@ let unreachable: App;
 beforeAll(async () => {
   api = await DecisionApiHarness.start({ redisUrl: inject('redisUrl'), policies: POLICIES });
   sut = await startApp({ baseUrl: api.baseUrl, token: CALLER_TOKEN, timeoutMs: 5000, failMode: 'closed' });
-  const down = `http://127.0.0.1:${await closedPort()}`;
+  const down = `http://127.0.0.1:${await freePort()}`;
   unreachable = await startApp({ baseUrl: down, token: CALLER_TOKEN, failMode: 'closed' });
 });
 afterAll(async () => {

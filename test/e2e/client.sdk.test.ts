@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, TallyRequestError } from '@tally/client';
-import { CALLER_TOKEN, DecisionApiHarness, ULID, uniqueName } from './support/decision-api.harness';
+import { uniqueName } from '@tally/testing';
+import { CALLER_TOKEN, DecisionApiHarness, ULID } from './support/decision-api.harness';
 
 const run = uniqueName('e2e-client');
 const P = { hourly: `${run}-hourly`, costly: `${run}-costly` };

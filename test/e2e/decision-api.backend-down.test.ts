@@ -4,12 +4,12 @@
  * degraded, readiness says so, and neither is ever confused with quota.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import {
   ADMIN_TOKEN,
   DecisionApiHarness,
   metricSum,
-  uniqueName,
   type DecisionBody,
 } from './support/decision-api.harness';
 

@@ -4,13 +4,9 @@
  * the whole table has run.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
-import {
-  CALLER_TOKEN,
-  DecisionApiHarness,
-  uniqueName,
-  type DecisionBody,
-} from './support/decision-api.harness';
+import { CALLER_TOKEN, DecisionApiHarness, type DecisionBody } from './support/decision-api.harness';
 
 // Large enough for a batch of 1001 small requests, so that the batch is refused for its length.
 const BODY_LIMIT = 131_072;

@@ -4,13 +4,13 @@
  * read back through the admin state endpoint.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import {
   ADMIN_TOKEN,
   DecisionApiHarness,
   metricSum,
   ULID,
-  uniqueName,
   type DecisionBody,
 } from './support/decision-api.harness';
 

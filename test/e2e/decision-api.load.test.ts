@@ -4,11 +4,11 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import {
   CALLER_TOKEN,
   DecisionApiHarness,
-  uniqueName,
   type DecisionBody,
   type HttpResult,
 } from './support/decision-api.harness';

@@ -4,13 +4,12 @@
  * group fall-through when the first policy of a group is disabled.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually, uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import {
   ADMIN_TOKEN,
   DecisionApiHarness,
-  eventually,
   metricSum,
-  uniqueName,
   type DecisionBody,
 } from './support/decision-api.harness';
 
@@ -92,7 +91,7 @@ describe(DecisionApiModule.name, () => {
       const res = await eventually(
         () => sut.decide<DecisionBody>({ selectors, cost: 0 }),
         (r) => r.body.policies[0]?.windows[0]?.limit === 5,
-        2500,
+        { timeoutMs: 2500, intervalMs: 50 },
       );
       expect(res.body.policies[0].windows[0]).toMatchObject({ limit: 5, remaining: 3 });
       for (let i = 0; i < 3; i++) expect((await sut.decide({ selectors })).status).toBe(200);

@@ -13,9 +13,10 @@ import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
 import { createHttpApp } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uniqueName } from '@tally/testing';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import { GrpcRlsServer } from '../../apps/decision-api/src/grpc-rls.server';
-import { ADMIN_TOKEN, CALLER_TOKEN, uniqueName } from './support/decision-api.harness';
+import { ADMIN_TOKEN, CALLER_TOKEN } from './support/decision-api.harness';
 
 /** The decoded answer: proto3 leaves zero values out, so `limit_remaining: 0` arrives absent. */
 interface Answer {

@@ -14,13 +14,13 @@ import { join, resolve } from 'node:path';
 import { allShardKeys } from '@tally/engine';
 import { createLedger, type Ledger } from '@tally/ledger';
 import { RELAY_GROUP } from '@tally/outbox';
-import { uniqueName } from '@tally/testing';
+import { buildTree, eventually, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppProcess, buildTree, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
+import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
 import { DrainProbe } from './support/ledger-drain.probe';
 import { compare, projectedTotals, readUsage } from './support/ledger-invariant.check';
-import { PrivateStack, sleep } from './support/ledger-stack.harness';
+import { PrivateStack } from './support/ledger-stack.harness';
 import { LEDGER_POLICIES, Workload } from './support/ledger-workload.generator';
 
 const SHARDS = 8;
@@ -111,18 +111,12 @@ async function pendingEntries(): Promise<number> {
   return pending;
 }
 
-/** Polls until `check` holds (a fault must land while there is work in flight). */
-async function whenTrue(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not observed within ${timeoutMs} ms`);
-    await sleep(5);
-  }
-}
+/** How a fault waits for work in flight: it must land while a batch is open, so look often. */
+const IN_FLIGHT = { timeoutMs: 20_000, intervalMs: 5 } as const;
 
 beforeAll(async () => {
   await mkdir(out, { recursive: true });
-  [stack] = await Promise.all([PrivateStack.up(), buildTree(out)]);
+  [stack] = await Promise.all([PrivateStack.up(), buildTree(out, ['decision-api', 'relay', 'projector'])]);
   const policiesPath = join(stack.dir, 'policies.yaml');
   await writeFile(policiesPath, LEDGER_POLICIES);
   env = { out, redisUrl: stack.redisUrl, brokers: stack.brokers, policiesPath };
@@ -153,12 +147,16 @@ describe('ledger invariant (built apps, private Redis and Kafka)', () => {
       // Frozen first, to look: killed only while it holds entries it read and has not acknowledged
       // (whether or not Kafka already has them: those may come out twice, identical).
       let pendingAtKill = 0;
-      await whenTrue('a relay batch in flight', async () => {
-        relay.child.kill('SIGSTOP');
-        pendingAtKill = await pendingEntries();
-        if (pendingAtKill === 0) relay.child.kill('SIGCONT');
-        return pendingAtKill > 0;
-      });
+      await eventually(
+        async () => {
+          relay.child.kill('SIGSTOP');
+          pendingAtKill = await pendingEntries();
+          if (pendingAtKill === 0) relay.child.kill('SIGCONT');
+          return pendingAtKill > 0;
+        },
+        (seen) => seen,
+        { ...IN_FLIGHT, what: 'a relay batch in flight' },
+      );
       expect(await relay.kill('SIGKILL')).toBeNull();
       relay = await start('relay');
       return { pendingAtKill };
@@ -200,7 +198,11 @@ describe('ledger invariant (built apps, private Redis and Kafka)', () => {
       await load.reached(1000);
       let lagAtKill = 0;
       // Mid-batch as far as an outside observer can tell: records wait to be applied while traffic flows.
-      await whenTrue('projector work in flight', async () => (lagAtKill = await probe.lag()) > 0);
+      await eventually(
+        async () => (lagAtKill = await probe.lag()) > 0,
+        (seen) => seen,
+        { ...IN_FLIGHT, what: 'projector work in flight' },
+      );
       const [victim] = projectors;
       expect(await victim?.kill('SIGKILL')).toBeNull();
       const restartedAt = performance.now();
@@ -217,7 +219,11 @@ describe('ledger invariant (built apps, private Redis and Kafka)', () => {
       let lagAtKill = 0;
       const before = await ledger.admin.describeGroup('tally-projector');
       expect(before.members.map((m) => Object.values(m.assignment).flat().length > 0)).toEqual([true, true]);
-      await whenTrue('projector work in flight', async () => (lagAtKill = await probe.lag()) > 0);
+      await eventually(
+        async () => (lagAtKill = await probe.lag()) > 0,
+        (seen) => seen,
+        { ...IN_FLIGHT, what: 'projector work in flight' },
+      );
       const victim = projectors.pop();
       expect(await victim?.kill('SIGKILL')).toBeNull();
       return { lagAtKill };

@@ -7,17 +7,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { testEnv } from '@tally/testing';
+import { eventually, freePort, PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventsOf,
-  freePort,
   getJson,
   type HttpResult,
-  OwnRedis,
+  PROJECTOR_POLL,
   projectorEnv,
   RunTopics,
-  until,
   type Decision,
 } from '../integration/projector.harness';
 
@@ -47,7 +45,7 @@ interface Child {
   readonly exited: Promise<number | null>;
 }
 
-let redis: OwnRedis;
+let redis: PrivateRedis;
 let run: RunTopics;
 const children: Child[] = [];
 
@@ -66,9 +64,10 @@ async function startChild(): Promise<Child> {
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const started: Child = { process: child, baseUrl: `http://127.0.0.1:${port}`, exited };
   children.push(started);
-  await until(
+  await eventually(
     () => getJson<Readiness>(started.baseUrl, '/readyz', null).catch(() => NOT_LISTENING),
     (res) => res.body.components?.consumer?.status === 'up',
+    PROJECTOR_POLL,
   );
   return started;
 }
@@ -77,7 +76,7 @@ beforeAll(async () => {
   if (!existsSync(`${DIST}/apps/projector/src/projector.module.js`)) {
     throw new Error('dist/ is missing: run `npm run build` first');
   }
-  redis = await OwnRedis.start();
+  redis = await PrivateRedis.start();
   run = new RunTopics(testEnv().kafkaBrokers, 'e2e-projector-kill');
   await run.create();
 });
@@ -109,14 +108,14 @@ describe('projector processes (built app, real Kafka, real Redis)', () => {
 
     const range = 'granularity=day&from=2026-10-06T00:00:00Z&to=2026-10-08T00:00:00Z';
     for (const [tenant, cost] of want) {
-      const body = await until(
+      const body = await eventually(
         () =>
           getJson<{ total: { cost: number; count: number } }>(
             b.baseUrl,
             `/v1/usage?tenant=${tenant}&${range}`,
           ),
         (res) => res.body.total?.cost >= cost,
-        60_000,
+        { ...PROJECTOR_POLL, timeoutMs: 60_000 },
       );
       expect(body.body.total).toEqual({ cost, count: decisions.filter((d) => d.tenant === tenant).length });
     }

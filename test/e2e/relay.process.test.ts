@@ -9,10 +9,9 @@
  *   yet acknowledged).
  * - SIGTERM: the relay finishes its batch (produce + ack), leaves nothing pending, exits 0.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, relative, resolve } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { DecisionService, EngineService, allShardKeys, type EngineOptions } from '@tally/engine';
 import {
@@ -26,7 +25,7 @@ import {
 import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
 import { OutboxModule, RELAY_GROUP } from '@tally/outbox';
 import type { Policy } from '@tally/policy';
-import { testEnv, uniqueName } from '@tally/testing';
+import { buildTree, eventually, freePort, PrivateRedis, sleep, testEnv, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,53 +36,8 @@ const run = uniqueName('relay-e2e');
 const out = join(root, '.local', run);
 const outboxes = allShardKeys(SHARDS).map((k) => k.outbox);
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function until<T>(
-  probe: () => Promise<T> | T,
-  done: (v: T) => boolean,
-  timeoutMs = 40_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** tsc + tsc-alias of the whole tree into `out`, plus the Lua scripts (what scripts/build.mjs does). */
-function buildInto(dir: string): void {
-  const bin = (name: string): string => join(root, 'node_modules', '.bin', name);
-  try {
-    execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', dir], { cwd: root, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere in a tree under construction still emit JavaScript; the check below decides.
-  }
-  execFileSync(bin('tsc-alias'), ['-p', 'tsconfig.build.json', '--outDir', dir], {
-    cwd: root,
-    stdio: 'pipe',
-  });
-  const copy = (from: string): void => {
-    for (const entry of readdirSync(from)) {
-      const path = join(from, entry);
-      if (statSync(path).isDirectory()) copy(path);
-      else if (/\.(lua|proto|yaml)$/.test(entry)) cpSync(path, join(dir, relative(root, path)));
-    }
-  };
-  copy(join(root, 'libs'));
-  if (!existsSync(join(dir, 'apps/relay/src/main.js'))) throw new Error('relay build produced no main.js');
-}
+/** A child relay publishes within a poll or two; group joins on the shared broker take seconds. */
+const POLL = { timeoutMs: 40_000, intervalMs: 100 } as const;
 
 interface Child {
   readonly process: ChildProcess;
@@ -114,48 +68,26 @@ async function spawnRelay(redisUrl: string): Promise<Child> {
   child.stdout?.on('data', (d: Buffer) => output.push(String(d)));
   child.stderr?.on('data', (d: Buffer) => output.push(String(d)));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  await until(
+  await eventually(
     () =>
       fetch(`http://127.0.0.1:${port}/readyz`).then(
         (r) => r.status,
         () => 0,
       ),
     (status) => status === 200 || child.exitCode !== null,
-    30_000,
+    { ...POLL, timeoutMs: 30_000 },
   );
   if (child.exitCode !== null) throw new Error(`relay exited: ${output.join('')}`);
   return { process: child, port, output, exited };
 }
 
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-  probe.on('error', () => undefined);
-  await until(
-    () =>
-      probe.ping().then(
-        () => true,
-        () => false,
-      ),
-    (ok) => ok,
-    10_000,
-  );
-  probe.disconnect();
-  return { url, child };
-}
-
 /** Usage event ids of this run's tenants published from now on, duplicates included. */
 async function collect(ledger: Ledger): Promise<{ ids: string[]; consumer: LedgerConsumer }> {
   const high = new Map<string, string>();
-  const offsets = await until(
+  const offsets = await eventually(
     () => ledger.admin.fetchTopicOffsets(TOPICS.usage).catch(() => undefined),
     (o) => o !== undefined,
+    POLL,
   );
   for (const p of offsets ?? []) high.set(String(p.partition), p.high);
   const consumer = ledger.consumers.create({
@@ -256,7 +188,7 @@ async function inProcessRelay(url: string): Promise<TestingModule> {
 }
 
 describe('relay process', () => {
-  let redisChild: ChildProcess;
+  let server: PrivateRedis;
   let url: string;
   let redis: Redis;
   let ledger: Ledger;
@@ -296,8 +228,9 @@ describe('relay process', () => {
   };
 
   beforeAll(async () => {
-    buildInto(out);
-    ({ url, child: redisChild } = await startRedis());
+    await buildTree(out, ['relay']);
+    server = await PrivateRedis.start();
+    url = server.url;
     redis = new Redis(url);
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'error' });
     await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }));
@@ -309,7 +242,7 @@ describe('relay process', () => {
     await collected?.consumer.disconnect();
     await ledger?.close();
     redis?.disconnect();
-    if (redisChild?.pid !== undefined) process.kill(redisChild.pid, 'SIGTERM');
+    await server?.stop();
     rmSync(out, { recursive: true, force: true });
   });
 
@@ -318,9 +251,10 @@ describe('relay process', () => {
     const writer = startWriter(url, `${run}-kill`);
     const a = await spawnRelay(url);
     children.push(a);
-    await until(
+    await eventually(
       () => collected.ids.length,
       (n) => n >= 300,
+      POLL,
     );
 
     // when: A is killed while it holds entries it has not acknowledged (frozen first, to look)
@@ -331,7 +265,7 @@ describe('relay process', () => {
       pendingAtKill = [...(await pendingByConsumer()).values()].reduce((x, y) => x + y, 0);
       if (pendingAtKill === 0) {
         a.process.kill('SIGCONT');
-        await new Promise((r) => setTimeout(r, 5));
+        await sleep(5);
       }
     }
     inFlight = await pendingDecisionIds();
@@ -339,16 +273,17 @@ describe('relay process', () => {
     await a.exited;
     expect(pendingAtKill).toBeGreaterThan(0);
     const b = await inProcessRelay(url);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     await writer.stop();
 
     // then: every decision reached Kafka; only the dead relay's in-flight entries may appear twice
-    await until(
+    await eventually(
       () => new Set(collected.ids).size,
       (n) => n >= writer.ids.length,
+      POLL,
     );
-    await until(outboxLength, (n) => n === 0);
-    await new Promise((r) => setTimeout(r, 1000));
+    await eventually(outboxLength, (n) => n === 0, POLL);
+    await sleep(1000);
     expect(new Set(collected.ids)).toEqual(new Set(writer.ids));
     const seen = new Map<string, number>();
     for (const id of collected.ids) seen.set(id, (seen.get(id) ?? 0) + 1);
@@ -365,9 +300,10 @@ describe('relay process', () => {
     const writer = startWriter(url, `${run}-term`);
     const c = await spawnRelay(url);
     children.push(c);
-    await until(
+    await eventually(
       () => collected.ids.length - before,
       (n) => n >= 300,
+      POLL,
     );
     const ready = (await (await fetch(`http://127.0.0.1:${c.port}/readyz`)).json()) as {
       status: string;
@@ -393,13 +329,14 @@ describe('relay process', () => {
     expect([...(await pendingByConsumer()).values()].every((n) => n === 0)).toBe(true);
     // and a fresh relay publishes the rest: everything once
     const d = await inProcessRelay(url);
-    await until(outboxLength, (n) => n === 0);
+    await eventually(outboxLength, (n) => n === 0, POLL);
     const wanted = new Set(writer.ids);
-    await until(
+    await eventually(
       () => collected.ids.filter((id) => wanted.has(id)).length,
       (n) => n >= wanted.size,
+      POLL,
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(collected.ids.filter((id) => wanted.has(id))).toHaveLength(wanted.size);
     await d.close();
   });

@@ -7,19 +7,12 @@
 import { createLedger, type Ledger, type LedgerConsumer } from '@tally/ledger';
 import { openRedis, resetConsumers, type OpsRedis } from '@tally/ops';
 import { ACTIVE_NAMESPACE_KEY, ProjectionKeys } from '@tally/projections';
-import { testEnv, uniqueName } from '@tally/testing';
+import { eventually, PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, tally, type PrivateRedis } from './cli.support';
+import { tally } from './cli.support';
 
-async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Group joins and offset commits on the shared broker take seconds. */
+const POLL = { timeoutMs: 30_000, intervalMs: 200 } as const;
 
 describe('tally consumers', () => {
   const run = uniqueName('cli-consumers');
@@ -33,7 +26,7 @@ describe('tally consumers', () => {
 
   beforeAll(async () => {
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
-    redis = await startPrivateRedis();
+    redis = await PrivateRedis.start();
     ops = openRedis({ mode: 'single', url: redis.url });
     env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
     await ledger.provisioner.ensureTopics([{ topic, partitions: 3, replicationFactor: 1 }]);
@@ -45,9 +38,10 @@ describe('tally consumers', () => {
     await consumer.run(async (batch, context) => {
       await context.commitThrough(batch.records[batch.records.length - 1].offset);
     });
-    await until(
+    await eventually(
       () => ledger.admin.groupLag(group, [topic]),
       (lag) => lag.every((p) => p.committed !== null && p.lag === 0),
+      POLL,
     );
   });
 
@@ -99,9 +93,10 @@ describe('tally consumers', () => {
   it('resets a stopped group, and the projector offsets stored with the active namespace', async () => {
     // given the group stopped, and this group standing for the projector with an active namespace
     await consumer.disconnect();
-    await until(
+    await eventually(
       () => ledger.admin.describeGroup(group),
       (g) => g.members.length === 0,
+      POLL,
     );
     await ops.set(ACTIVE_NAMESPACE_KEY, 'live');
     const stored = new ProjectionKeys('live').offsets();

@@ -19,10 +19,10 @@ import {
 import type { EnforcementReconcileResult } from '@tally/ops';
 import { compilePolicyFile } from '@tally/policy';
 import { ProjectionStore, createProjectionRedis, type ProjectionRedis } from '@tally/projections';
-import { uniqueName } from '@tally/testing';
+import { PrivateRedis, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, tally, type PrivateRedis } from './cli.support';
+import { tally } from './cli.support';
 
 const SHARDS = 64;
 const HOUR = 3_600_000;
@@ -118,7 +118,7 @@ describe('tally reconcile --enforcement', () => {
     );
     const compiled = compilePolicyFile(readFileSync(policiesFile, 'utf8'));
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
-    redis = await startPrivateRedis();
+    redis = await PrivateRedis.start();
     engineRedis = new Redis(redis.url, { enableOfflineQueue: false, enableAutoPipelining: false });
     await new Promise((r) => engineRedis.once('ready', r));
     const options: EngineOptions = {

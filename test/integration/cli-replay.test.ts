@@ -9,10 +9,10 @@ import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxP
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
 import { OpsError, openRedis, reconcileNamespaces, replay, scanKeys, type OpsRedis } from '@tally/ops';
 import { ProjectionKeys, readUsageHash } from '@tally/projections';
-import { testEnv, uniqueName } from '@tally/testing';
+import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, tally, type PrivateRedis } from './cli.support';
+import { tally } from './cli.support';
 
 const EVENTS = 56_000; // decisions: each gives a decision event and (allowed, cost > 0) a usage event
 const ALLOWED = EVENTS - EVENTS / 10;
@@ -67,7 +67,7 @@ describe('tally replay / projections / reconcile', () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    redis = await startPrivateRedis();
+    redis = await PrivateRedis.start();
     ops = openRedis({ mode: 'single', url: redis.url });
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
     env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };

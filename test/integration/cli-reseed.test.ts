@@ -13,10 +13,10 @@ import { kafkaKeyOf, usageEventFromOutbox, type OutboxEntry } from '@tally/event
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger } from '@tally/ledger';
 import { openRedis, reseed, scanKeys, type OpsRedis } from '@tally/ops';
 import { compilePolicyFile, type PolicySet } from '@tally/policy';
-import { testEnv, uniqueName } from '@tally/testing';
+import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, tally, type PrivateRedis } from './cli.support';
+import { tally } from './cli.support';
 
 const SHARDS = 64;
 
@@ -63,7 +63,7 @@ describe('tally reseed', () => {
     const compiled = compilePolicyFile(readFileSync(policiesFile, 'utf8'));
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
     set = compiled.set;
-    redis = await startPrivateRedis();
+    redis = await PrivateRedis.start();
     engineRedis = new Redis(redis.url, { enableOfflineQueue: false, enableAutoPipelining: false });
     await new Promise((r) => engineRedis.once('ready', r));
     opsRedis = openRedis({ mode: 'single', url: redis.url });

@@ -1,13 +1,9 @@
 /**
- * Degraded decisions reach the ledger, with a REAL Redis process that this file starts on a spare
- * port (6394), stops and restarts by its own pid. Real: Redis, the engine, the degraded ledger. The
+ * Degraded decisions reach the ledger, with a REAL Redis process that this file starts on a free port
+ * (a PrivateRedis), stops and restarts by its own pid. Real: Redis, the engine, the degraded ledger. The
  * restarted server is empty (no persistence), so every outbox entry it holds was appended after it
  * came back: exactly the degraded decisions, and nothing twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   allShardKeys,
   createRedis,
@@ -28,71 +24,16 @@ import {
   usageEventFromOutbox,
   type OutboxPayload,
 } from '@tally/events';
-import type { Policy, PolicySet } from '@tally/policy';
-import { uniqueName } from '@tally/testing';
+import type { PolicySet } from '@tally/policy';
+import { eventually, PrivateRedis, sleep, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { backendFailurePolicy } from './backend-failure.fixture';
 
-const PORT = 6394;
-const URL_ = `redis://127.0.0.1:${PORT}`;
 const SHARDS = 16;
-const dir = mkdtempSync(join(tmpdir(), 'tally-engine-degraded-'));
-
-function startRedis(): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(PORT), '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  return waitFor(async () => {
-    const probe = new Redis(URL_, {
-      lazyConnect: true,
-      retryStrategy: () => null,
-      enableOfflineQueue: false,
-    });
-    try {
-      probe.on('error', () => undefined);
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      probe.disconnect();
-    }
-  }).then(() => child);
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function policy(name: string, onBackendFailure: Policy['onBackendFailure']): Policy {
-  return {
-    name,
-    match: { route: [name] },
-    unless: {},
-    key: ['principal'],
-    windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 1_000, periodMs: 3_600_000 }],
-    maxCost: 10,
-    onBackendFailure,
-    mode: 'enforce',
-    enabled: true,
-  };
-}
+/** Reconnects, breaker cooldowns and probes all happen within a few hundred milliseconds. */
+const POLL = { timeoutMs: 10_000, intervalMs: 50 } as const;
+let server: PrivateRedis;
 
 interface OutboxRow {
   readonly stream: string;
@@ -102,7 +43,7 @@ interface OutboxRow {
 
 /** Every entry of every shard outbox of the test server. */
 async function outboxRows(): Promise<OutboxRow[]> {
-  const client = new Redis(URL_, { lazyConnect: true, retryStrategy: () => null });
+  const client = new Redis(server.url, { lazyConnect: true, retryStrategy: () => null });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -123,20 +64,19 @@ async function outboxRows(): Promise<OutboxRow[]> {
 const degradedRows = async () => (await outboxRows()).filter((r) => r.payload.outcome === 'degraded');
 
 describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, () => {
-  let server: ChildProcess;
   let engine: EngineService | undefined;
   const open = uniqueName('open');
   const closed = uniqueName('closed');
   const set: PolicySet = {
     version: 'degraded-test',
-    policies: [policy(open, 'fail_open'), policy(closed, 'fail_closed')],
+    policies: [backendFailurePolicy(open, 'fail_open'), backendFailurePolicy(closed, 'fail_closed')],
     loadedAt: 0,
   };
 
   /** A fresh engine, ledger and decision service on the test server. */
   async function setup(ledger: Partial<DegradedLedgerOptions> = {}) {
     const options: EngineOptions = {
-      redis: { mode: 'single', url: URL_ },
+      redis: { mode: 'single', url: server.url },
       shards: SHARDS,
       backendTimeoutMs: 150,
       idempotencyTtlMs: 60_000,
@@ -154,12 +94,16 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
   }
 
   async function redisGoesAway(e: EngineService): Promise<void> {
-    await stopRedis(server);
-    await waitFor(() => e.health().connection !== 'ready');
+    await server.stop();
+    await eventually(
+      () => e.health().connection !== 'ready',
+      (ok) => ok,
+      POLL,
+    );
   }
 
   beforeAll(async () => {
-    server = await startRedis();
+    server = await PrivateRedis.start();
   });
 
   afterEach(async () => {
@@ -168,7 +112,7 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
   });
 
   afterAll(async () => {
-    if (server) await stopRedis(server);
+    await server?.stop();
   });
 
   it('appends exactly the degraded decisions to their shard outboxes once Redis is back', async () => {
@@ -209,8 +153,12 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
     expect(buffered.at(-1)).toBe(N);
 
     // when Redis comes back (empty), with no decision to trigger a flush: the probe does it
-    server = await startRedis();
-    await waitFor(async () => (await outboxRows()).length >= N, 8_000);
+    await server.restart();
+    await eventually(
+      async () => (await outboxRows()).length >= N,
+      (ok) => ok,
+      { ...POLL, timeoutMs: 8_000 },
+    );
     // then, also a while later, exactly N entries: the degraded decisions, each once
     await sleep(1_500);
     const rows = await outboxRows();
@@ -257,16 +205,24 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
     for (let i = 0; i < 4; i++) ids.push((await ask(1)).decision_id);
     expect(degraded.size).toBe(4);
 
-    server = await startRedis();
+    await server.restart();
     // when a decision succeeds again (after the reconnect and the breaker's cooldown; the attempts
     // before it degrade too, and are owed to the ledger as well)
-    await waitFor(async () => {
-      const d = await ask(1);
-      if (d.degraded) ids.push(d.decision_id);
-      return !d.degraded;
-    });
+    await eventually(
+      async () => {
+        const d = await ask(1);
+        if (d.degraded) ids.push(d.decision_id);
+        return !d.degraded;
+      },
+      (ok) => ok,
+      POLL,
+    );
     // then the buffer is drained right after it
-    await waitFor(async () => (await degradedRows()).length >= ids.length, 2_000);
+    await eventually(
+      async () => (await degradedRows()).length >= ids.length,
+      (ok) => ok,
+      { ...POLL, timeoutMs: 2_000 },
+    );
     expect((await degradedRows()).map((r) => r.payload.id).sort()).toEqual(ids.sort());
     expect(degraded.size).toBe(0);
   });
@@ -279,8 +235,12 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
       await sut.decide({ selectors: { tenant, principal: 'p', route: open }, cost: 1 });
     expect(degraded.size).toBe(3);
 
-    server = await startRedis();
-    await waitFor(() => e.health().connection === 'ready');
+    await server.restart();
+    await eventually(
+      () => e.health().connection === 'ready',
+      (ok) => ok,
+      POLL,
+    );
     // the breaker's cooldown has passed, but no decision and no probe has flushed yet
     await sleep(250);
     expect(degraded.size).toBe(3);

@@ -1,12 +1,8 @@
 /**
- * Backend failure with a REAL Redis process that this file starts on a spare port, pauses (SIGSTOP),
+ * Backend failure with a REAL Redis process that this file starts on a free port, pauses (SIGSTOP),
  * stops and restarts, by its own pid: deadlines, fail_open / fail_closed, the circuit breaker, and
  * recovery after a restart (the script is gone from the new server: EVALSHA falls back to EVAL).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   DecisionService,
   EngineService,
@@ -15,71 +11,16 @@ import {
   type DecisionObserver,
   type EngineOptions,
 } from '@tally/engine';
-import type { Policy, PolicySet } from '@tally/policy';
-import { uniqueName } from '@tally/testing';
-import { Redis } from 'ioredis';
+import type { PolicySet } from '@tally/policy';
+import { eventually, PrivateRedis, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backendFailurePolicy } from './backend-failure.fixture';
 
-const PORT = 6390;
-const URL_ = `redis://127.0.0.1:${PORT}`;
-const dir = mkdtempSync(join(tmpdir(), 'tally-engine-failure-'));
-
-function startRedis(): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(PORT), '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  return waitFor(async () => {
-    const probe = new Redis(URL_, {
-      lazyConnect: true,
-      retryStrategy: () => null,
-      enableOfflineQueue: false,
-    });
-    try {
-      probe.on('error', () => undefined);
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      probe.disconnect();
-    }
-  }).then(() => child);
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function policy(name: string, onBackendFailure: Policy['onBackendFailure']): Policy {
-  return {
-    name,
-    match: { route: [name] },
-    unless: {},
-    key: ['principal'],
-    windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 1_000, periodMs: 3_600_000 }],
-    maxCost: 10,
-    onBackendFailure,
-    mode: 'enforce',
-    enabled: true,
-  };
-}
+/** Reconnects, breaker cooldowns and probes all happen within a few hundred milliseconds. */
+const POLL = { timeoutMs: 10_000, intervalMs: 50 } as const;
 
 describe(`${DecisionService.name} when Redis fails`, () => {
-  let server: ChildProcess;
+  let server: PrivateRedis;
   let engine: EngineService;
   let sut: DecisionService;
   const breakerStates: BreakerState[] = [];
@@ -90,9 +31,9 @@ describe(`${DecisionService.name} when Redis fails`, () => {
   const ask = (route: string) => sut.decide({ selectors: { tenant, principal: 'p', route }, cost: 1 });
 
   beforeAll(async () => {
-    server = await startRedis();
+    server = await PrivateRedis.start();
     const options: EngineOptions = {
-      redis: { mode: 'single', url: URL_ },
+      redis: { mode: 'single', url: server.url },
       shards: 16,
       backendTimeoutMs: 150,
       idempotencyTtlMs: 60_000,
@@ -105,7 +46,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
     };
     const set: PolicySet = {
       version: 'f',
-      policies: [policy(open, 'fail_open'), policy(closed, 'fail_closed')],
+      policies: [backendFailurePolicy(open, 'fail_open'), backendFailurePolicy(closed, 'fail_closed')],
       loadedAt: 0,
     };
     engine = new EngineService(createRedis(options.redis), options, observer);
@@ -115,10 +56,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
 
   afterAll(async () => {
     await engine.onModuleDestroy();
-    if (server) {
-      server.kill('SIGCONT');
-      await stopRedis(server);
-    }
+    await server?.stop();
   });
 
   it('decides normally while Redis answers', async () => {
@@ -132,7 +70,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
 
   it('times out a hung Redis: fail_open degrades, fail_closed refuses; the late command may still commit', async () => {
     // given a Redis that accepts connections but does not answer
-    server.kill('SIGSTOP');
+    server.pause();
     try {
       const [degraded, refused] = [await ask(open), await ask(closed)];
       expect(degraded).toMatchObject({
@@ -149,23 +87,35 @@ describe(`${DecisionService.name} when Redis fails`, () => {
       });
       expect(refused.retry_after_ms).toBeGreaterThanOrEqual(1_000);
     } finally {
-      server.kill('SIGCONT');
+      server.resume();
     }
     // then, once Redis resumes, the timed-out scripts run: the degraded decision WAS counted (ADR 0001)
-    await waitFor(async () => {
-      const d = await sut.decide({ selectors: { tenant, principal: 'p', route: open }, cost: 0 });
-      return !d.degraded && d.policies[0].windows[0].remaining === 998;
-    });
+    await eventually(
+      async () => {
+        const d = await sut.decide({ selectors: { tenant, principal: 'p', route: open }, cost: 0 });
+        return !d.degraded && d.policies[0].windows[0].remaining === 998;
+      },
+      (ok) => ok,
+      POLL,
+    );
     expect(engine.health().breaker).toBe('closed');
   });
 
   it('stopped Redis: unavailable, the breaker opens and fails fast, then recovers after a restart', async () => {
-    await waitFor(async () => !(await ask(open)).degraded);
+    await eventually(
+      async () => !(await ask(open)).degraded,
+      (ok) => ok,
+      POLL,
+    );
     breakerStates.length = 0;
     backendErrors.length = 0;
     // given the Redis process is gone
-    await stopRedis(server);
-    await waitFor(() => engine.health().connection !== 'ready');
+    await server.stop();
+    await eventually(
+      () => engine.health().connection !== 'ready',
+      (ok) => ok,
+      POLL,
+    );
 
     const degraded = await ask(open);
     const refused = await ask(closed);
@@ -186,9 +136,13 @@ describe(`${DecisionService.name} when Redis fails`, () => {
     expect(new Set(backendErrors)).toEqual(new Set(['backend_unavailable']));
 
     // when Redis comes back (empty, without the script)
-    server = await startRedis();
+    await server.restart();
     // then a probe after the cooldown closes the breaker and decisions are exact again
-    await waitFor(async () => (await ask(closed)).status === 200);
+    await eventually(
+      async () => (await ask(closed)).status === 200,
+      (ok) => ok,
+      POLL,
+    );
     expect(breakerStates).toContain('half_open');
     expect(breakerStates.at(-1)).toBe('closed');
     expect(await ask(open)).toMatchObject({

@@ -3,27 +3,16 @@
  * producer, a batch consumer in a group with manual commits, and the operator views of offsets.
  * Every topic and group name carries this run's id, so parallel runs on one broker never meet.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, Ledger, LedgerConsumer, LedgerRecord, TopicSpec } from '@tally/ledger';
+import { eventually, testEnv, uniqueName } from '@tally/testing';
 
-const run = `it-ledger-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+const run = uniqueName('it-ledger');
 const topicsMade: string[] = [];
 let ledger: Ledger;
 
-async function until<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Group state and commits on the shared broker settle within seconds. */
+const POLL = { timeoutMs: 30_000, intervalMs: 200 } as const;
 
 function specs(...names: string[]): TopicSpec[] {
   topicsMade.push(...names.filter((n) => !topicsMade.includes(n)));
@@ -36,7 +25,7 @@ function specs(...names: string[]): TopicSpec[] {
 }
 
 beforeAll(() => {
-  ledger = createLedger({ brokers: inject('kafkaBrokers').split(','), clientId: run, logLevel: 'error' });
+  ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'error' });
 });
 
 afterAll(async () => {
@@ -117,9 +106,10 @@ describe('LedgerProducer → LedgerConsumer (real Kafka)', () => {
       const last = batch.records.at(-1);
       if (last) await context.commitThrough(last.offset);
     });
-    const lag = await until(
+    const lag = await eventually(
       () => ledger.admin.groupLag(groupId, [topic]),
       (l) => l.reduce((sum, p) => sum + Number(p.committed ?? 0), 0) === keys.length * perKey,
+      POLL,
     );
 
     // then: exactly the messages sent, no duplicates, each key's values in send order
@@ -140,9 +130,10 @@ describe('LedgerProducer → LedgerConsumer (real Kafka)', () => {
   });
 
   it('describes the running group: one member owning every partition', async () => {
-    const group = await until(
+    const group = await eventually(
       () => ledger.admin.describeGroup(groupId),
       (g) => g.state === 'Stable',
+      POLL,
     );
 
     expect(group.members).toHaveLength(1);
@@ -152,9 +143,10 @@ describe('LedgerProducer → LedgerConsumer (real Kafka)', () => {
 
   it('reports lag for records produced while the group is stopped, and resets offsets', async () => {
     await consumer.disconnect();
-    await until(
+    await eventually(
       () => ledger.admin.describeGroup(groupId),
       (g) => g.state === 'Empty',
+      POLL,
     );
     const before = Date.now();
     await ledger.producer.send(topic, [
@@ -186,9 +178,10 @@ describe('LedgerProducer → LedgerConsumer (real Kafka)', () => {
     const live = ledger.consumers.create({ groupId, topics: [topic], fromBeginning: false });
     try {
       await live.run(() => Promise.resolve());
-      await until(
+      await eventually(
         () => ledger.admin.describeGroup(groupId),
         (g) => g.state === 'Stable',
+        POLL,
       );
 
       await expect(ledger.admin.resetOffsets(groupId, topic, 'earliest')).rejects.toThrow(

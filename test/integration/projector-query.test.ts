@@ -4,22 +4,22 @@
  * authentication, the audit trail with its retention, and the atomic step's own guarantees.
  */
 import { createProjectionRedis, ProjectionStore, type ProjectionRedis } from '@tally/projections';
-import { testEnv } from '@tally/testing';
+import { PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, InProcessProjector, OwnRedis, RunTopics, type Decision } from './projector.harness';
+import { eventsOf, InProcessProjector, RunTopics, type Decision } from './projector.harness';
 
 const H = 3_600_000;
 const T0 = Date.parse('2026-10-05T08:00:00Z');
 const RANGE = 'granularity=hour&from=2026-10-05T08:00:00Z&to=2026-10-05T12:00:00Z';
 
-let redis: OwnRedis;
+let redis: PrivateRedis;
 let run: RunTopics;
 let client: ProjectionRedis;
 let store: ProjectionStore;
 let sut: InProcessProjector;
 
 beforeAll(async () => {
-  redis = await OwnRedis.start();
+  redis = await PrivateRedis.start();
   run = new RunTopics(testEnv().kafkaBrokers, 'it-projector-query');
   client = createProjectionRedis({ mode: 'single', url: redis.url }, 'projector-query-test');
   store = new ProjectionStore(client, { auditRetentionMs: 30 * 24 * H, dedupTtlMs: H });

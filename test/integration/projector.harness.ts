@@ -1,12 +1,10 @@
 /**
- * Shared by the projector suites: a redis-server of their own (started and stopped by pid, so other
- * engineers' keys on the shared Redis are never touched), events built from synthetic outbox entries
+ * Shared by the projector suites (each also runs a PrivateRedis of @tally/testing, so other engineers'
+ * keys on the shared Redis are never touched): events built from synthetic outbox entries
  * with the @tally/events builders, topics and a group unique to the run on the shared broker, and the
  * projector app itself (in this process, or the built app as a child process).
  */
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@tally/config';
 import {
@@ -22,7 +20,6 @@ import { createHttpApp } from '@tally/http';
 import { createLedger, type Ledger, type TopicSpec } from '@tally/ledger';
 import { createLogger } from '@tally/observability';
 import { uniqueName } from '@tally/testing';
-import { Redis } from 'ioredis';
 import { ulid } from 'ulid';
 import { ProjectorModule, type ProjectorOverrides } from '../../apps/projector/src/projector.module';
 
@@ -30,72 +27,8 @@ export const CALLER_TOKEN = 'projector-caller-token-0123456789';
 export const ADMIN_TOKEN = 'projector-admin-token-0123456789';
 const TOKEN_SECRET = 'projector-token-secret-0123456789';
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-export async function until<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** A private redis-server on a free port, without persistence. */
-export class OwnRedis {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly url: string,
-    readonly client: Redis,
-  ) {}
-
-  static async start(): Promise<OwnRedis> {
-    const port = await freePort();
-    const child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    const url = `redis://127.0.0.1:${port}`;
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    client.on('error', () => undefined); // refused until the server listens; `until` retries
-    await until(
-      () =>
-        client.ping().then(
-          () => true,
-          () => false,
-        ),
-      (ok) => ok,
-      10_000,
-    );
-    return new OwnRedis(child, url, client);
-  }
-
-  async stop(): Promise<void> {
-    this.client.disconnect();
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    await exited;
-  }
-}
+/** How the projector suites poll for a projection to settle: Kafka and the fold take seconds. */
+export const PROJECTOR_POLL = { timeoutMs: 45_000, intervalMs: 250 } as const;
 
 /** Topics and a group that only this run uses, on the shared broker. */
 export class RunTopics {

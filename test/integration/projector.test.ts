@@ -3,9 +3,9 @@
  * redis-server of its own: events in, exact usage out, through redelivery, invalid records, restarts
  * with Kafka's offsets rewound, and a rebalance between two members.
  */
-import { testEnv } from '@tally/testing';
+import { eventually, PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, InProcessProjector, OwnRedis, RunTopics, until, type Decision } from './projector.harness';
+import { eventsOf, InProcessProjector, PROJECTOR_POLL, RunTopics, type Decision } from './projector.harness';
 
 interface UsageBody {
   tenant: string;
@@ -23,12 +23,12 @@ const TWO_POLICIES = [
   { name: 'p2', mode: 'shadow' as const, key: 'svc', windows: [] },
 ];
 
-let redis: OwnRedis;
+let redis: PrivateRedis;
 let run: RunTopics;
 const brokers = (): string[] => testEnv().kafkaBrokers;
 
 beforeAll(async () => {
-  redis = await OwnRedis.start();
+  redis = await PrivateRedis.start();
   run = new RunTopics(brokers(), 'it-projector');
   await run.create();
 });
@@ -102,8 +102,8 @@ describe('projector (real Kafka, real Redis)', () => {
       await run.produce(late.flatMap(eventsOf));
 
       const want = expected(decisions);
-      const body = await until(() => usageOf(sut, 'acme'), settled(want.total));
-      await until(() => usageOf(sut, 'acme-late'), settled(expected(late).total));
+      const body = await eventually(() => usageOf(sut, 'acme'), settled(want.total), PROJECTOR_POLL);
+      await eventually(() => usageOf(sut, 'acme-late'), settled(expected(late).total), PROJECTOR_POLL);
       // then each decision counts once: per policy in the rows, once in the all-policies total
       expect(body).toEqual({ tenant: 'acme', granularity: 'hour', ...want, next_cursor: null });
       expect(await usageOf(sut, 'acme-late')).toMatchObject(expected(late));
@@ -113,9 +113,10 @@ describe('projector (real Kafka, real Redis)', () => {
       );
 
       // and the invalid records are on the dead-letter topic with their reason and origin
-      const dead = await until(
+      const dead = await eventually(
         () => run.ledger.admin.fetchTopicOffsets(run.topics.deadLetter),
         (offsets) => offsets.reduce((n, o) => n + Number(o.high), 0) >= 2,
+        PROJECTOR_POLL,
       );
       expect(dead.reduce((n, o) => n + Number(o.high), 0)).toBe(2);
       const letters = await readAll(run, run.topics.deadLetter, 2);
@@ -143,23 +144,24 @@ describe('projector (real Kafka, real Redis)', () => {
     try {
       const more = workload('acme-restart', 30);
       await run.produce(more.flatMap(eventsOf));
-      await until(() => usageOf(sut, 'acme-restart'), settled(expected(more).total));
+      await eventually(() => usageOf(sut, 'acme-restart'), settled(expected(more).total), PROJECTOR_POLL);
 
       // then it read only the new records: nothing was met twice, and the old totals are unchanged
       expect(await sut.metric('tally_projector_events_duplicate_total')).toBe(0);
       expect(await sut.metric('tally_projector_events_applied_total')).toBe(more.flatMap(eventsOf).length);
       expect(await usageOf(sut, 'acme')).toMatchObject(expected(workload('acme', 200)));
       // and Kafka's commits caught up with Redis (lag visible to kafka-consumer-groups)
-      const lag = await until(
+      const lag = await eventually(
         () => run.ledger.admin.groupLag(run.groupId, [run.topics.usage, run.topics.decision]),
         (parts) => parts.every((p) => p.lag === 0),
+        PROJECTOR_POLL,
       );
       expect(lag.every((p) => p.committed !== null)).toBe(true);
       // and the lag gauge, measured every second against the offsets in Redis, drains to zero
-      await until(
+      await eventually(
         () => sut.metric('tally_projector_lag_events'),
         (lagging) => lagging === 0,
-        5_000,
+        { ...PROJECTOR_POLL, timeoutMs: 5_000 },
       );
     } finally {
       await sut.stop();
@@ -178,7 +180,11 @@ describe('projector (real Kafka, real Redis)', () => {
       await run.produce(waves[2].flatMap(eventsOf));
 
       const all = waves.flat();
-      const body = await until(() => usageOf(second!, 'acme-rb'), settled(expected(all).total));
+      const body = await eventually(
+        () => usageOf(second!, 'acme-rb'),
+        settled(expected(all).total),
+        PROJECTOR_POLL,
+      );
       expect(body).toMatchObject(expected(all));
     } finally {
       await second?.stop();
@@ -203,9 +209,10 @@ async function readAll(
     await Promise.resolve();
   });
   try {
-    await until(
+    await eventually(
       () => Promise.resolve(got.length),
       (n) => n >= count,
+      PROJECTOR_POLL,
     );
     return got;
   } finally {

@@ -6,8 +6,6 @@
  * fixed (tally.usage.v1 / tally.decision.v1), so events are read from the offsets recorded before the
  * suite and kept only when their tenant carries this run's unique prefix.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   DecisionService,
@@ -28,7 +26,7 @@ import {
 import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
 import { denialLeaseKey, OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
 import type { Policy } from '@tally/policy';
-import { testEnv, uniqueName } from '@tally/testing';
+import { eventually, PrivateRedis, sleep, testEnv, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,54 +42,8 @@ interface Seen {
   readonly count?: number;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function until<T>(
-  probe: () => Promise<T> | T,
-  done: (v: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A throwaway redis-server (no persistence), stopped by its pid in afterAll. */
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-  probe.on('error', () => undefined); // refused until the server listens
-  await until(
-    () =>
-      probe.ping().then(
-        () => true,
-        () => false,
-      ),
-    (ok) => ok,
-    10_000,
-  );
-  probe.disconnect();
-  return { url, child };
-}
+/** The relay publishes within a poll or two; Kafka group joins on the shared broker take seconds. */
+const POLL = { timeoutMs: 30_000, intervalMs: 100 } as const;
 
 /** Everything published to the ledger topics from now on whose tenant belongs to this run. */
 class Collector {
@@ -103,9 +55,10 @@ class Collector {
     const high = new Map<string, string>();
     for (const topic of topics) {
       // Right after creation a partition may have no leader yet: ask again until it has one.
-      const offsets = await until(
+      const offsets = await eventually(
         () => ledger.admin.fetchTopicOffsets(topic).catch(() => undefined),
         (o) => o !== undefined,
+        POLL,
       );
       for (const p of offsets ?? []) high.set(`${topic}/${p.partition}`, p.high);
     }
@@ -230,7 +183,7 @@ function countById(ids: string[]): Map<string, number> {
 }
 
 describe(OutboxRelay.name, () => {
-  let redisChild: ChildProcess;
+  let server: PrivateRedis;
   let url: string;
   let redis: Redis;
   let ledger: Ledger;
@@ -249,7 +202,8 @@ describe(OutboxRelay.name, () => {
   };
 
   beforeAll(async () => {
-    ({ url, child: redisChild } = await startRedis());
+    server = await PrivateRedis.start();
+    url = server.url;
     redis = new Redis(url);
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'error' });
     await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }));
@@ -264,7 +218,7 @@ describe(OutboxRelay.name, () => {
     await collector?.stop();
     await ledger?.close();
     redis?.disconnect();
-    if (redisChild?.pid !== undefined) process.kill(redisChild.pid, 'SIGTERM');
+    await server?.stop();
   });
 
   it('publishes every entry exactly once, including those written before any relay ran', async () => {
@@ -288,13 +242,14 @@ describe(OutboxRelay.name, () => {
     // then: every decision with a cost has one decision event and one usage event, nothing twice
     // (cost 0 is a peek: nothing is written, so there is no event)
     const usageIds = decisions.filter((_, i) => i % 4 !== 0).map((d) => d.decision_id);
-    await until(
+    await eventually(
       () => collector.ids(TOPICS.decision, tenants).length,
       (n) => n >= 300,
+      POLL,
     );
-    await until(outboxLength, (n) => n === 0);
+    await eventually(outboxLength, (n) => n === 0, POLL);
     expect(await pending()).toBe(0);
-    await new Promise((r) => setTimeout(r, 1000)); // room for a duplicate to show up
+    await sleep(1000); // room for a duplicate to show up
     const decisionCounts = countById(collector.ids(TOPICS.decision, tenants));
     const usageCounts = countById(collector.ids(TOPICS.usage, tenants));
     expect(new Set(decisionCounts.keys())).toEqual(new Set(usageIds));
@@ -324,11 +279,12 @@ describe(OutboxRelay.name, () => {
     }
 
     // then: each relay published part of them, together all of them, each once
-    await until(
+    await eventually(
       () => collector.ids(TOPICS.usage, tenants).length,
       (n) => n >= 1000,
+      POLL,
     );
-    await until(outboxLength, (n) => n === 0);
+    await eventually(outboxLength, (n) => n === 0, POLL);
     const published = await Promise.all(
       [first, second].map((m) => metric(m, 'tally_relay_events_published_total', `topic="${TOPICS.usage}"`)),
     );
@@ -358,11 +314,12 @@ describe(OutboxRelay.name, () => {
     const sut = await startRelay(url);
 
     // then: after the idle time they are taken over, published once and deleted
-    await until(
+    await eventually(
       () => collector.ids(TOPICS.usage, tenant).length,
       (n) => n >= 30,
+      POLL,
     );
-    await until(pending, (n) => n === 0);
+    await eventually(pending, (n) => n === 0, POLL);
     expect(new Set(collector.ids(TOPICS.usage, tenant))).toEqual(new Set(ids));
     expect(await metric(sut, 'tally_relay_reclaimed_total')).toBe(30);
     expect(await outboxLength()).toBe(0);
@@ -386,15 +343,17 @@ describe(OutboxRelay.name, () => {
     const sut = await startRelay(url);
 
     // then: one denied decision event counting 50, plus the one allowed decision; the hash is empty
-    const denied = await until(
+    const denied = await eventually(
       () => collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied'),
       (list) => list.length >= 1,
+      POLL,
     );
-    await until(
+    await eventually(
       () => redis.hlen(denials),
       (n) => n === 0,
+      POLL,
     );
-    await new Promise((r) => setTimeout(r, 1000)); // a second drain must not add anything
+    await sleep(1000); // a second drain must not add anything
     expect(collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied')).toEqual([denied[0]]);
     expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
     expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);

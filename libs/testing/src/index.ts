@@ -1,1 +1,5 @@
+export { buildTree } from './build-tree';
+export { eventually, sleep, type EventuallyOptions } from './eventually';
+export { freePort } from './free-port';
+export { PrivateRedis } from './private-redis';
 export { testEnv, uniqueName } from './test-env';

@@ -21,11 +21,6 @@ export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** The JSON body of a decision (DESIGN §3). */
 export type DecisionBody = Omit<Decision, 'status' | 'binding'>;
 
-/** A name no other run (or parallel engineer) on the shared Redis uses: policies, tenants, keys. */
-export function uniqueName(prefix: string): string {
-  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-}
-
 export interface HarnessOptions {
   /** The policy file's text. */
   readonly policies: string;
@@ -150,21 +145,6 @@ export class DecisionApiHarness {
   async close(): Promise<void> {
     await this.app.close();
     await rm(this.dir, { recursive: true, force: true });
-  }
-}
-
-/** Polls `probe` until `done` holds (hot reload, metrics), failing with the last value seen. */
-export async function eventually<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 5000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

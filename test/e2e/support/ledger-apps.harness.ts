@@ -1,42 +1,19 @@
 /**
- * The built apps as child processes. The tree is compiled into a private folder (tsc + tsc-alias +
- * assets, what scripts/build.mjs does) so this suite never races another engineer's `npm run build`.
+ * The built apps as child processes, run from the tree `buildTree` (@tally/testing) compiled into a
+ * private folder, so this suite never races another engineer's `npm run build`.
  * decision-api and relay run their own main.js; the projector runs main.ts's exact wiring with
  * `ProjectorModule.forRoot(config, overrides)` (as test/e2e/projector.kill.test.ts does) for a short
  * session timeout: a SIGKILLed member then leaves the group in seconds instead of 30 s.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cp, readdir, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { freePort, sleep } from './ledger-stack.harness';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { eventually, freePort } from '@tally/testing';
 
 const ROOT = resolve(__dirname, '../../..');
-const run = promisify(execFile);
 
 export const CALLER_TOKEN = 'ledger-e2e-caller-token-0123456789';
 const ADMIN_TOKEN = 'ledger-e2e-admin-token-0123456789';
 const TOKEN_SECRET = 'ledger-e2e-token-secret-0123456789';
-
-export async function buildTree(out: string): Promise<void> {
-  const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
-  // Type errors elsewhere in a tree under construction still emit JavaScript; the check below decides.
-  await run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', out], { cwd: ROOT }).catch(() => undefined);
-  await run(bin('tsc-alias'), ['-p', 'tsconfig.build.json', '--outDir', out], { cwd: ROOT });
-  const copy = async (from: string): Promise<void> => {
-    for (const entry of await readdir(from)) {
-      const path = join(from, entry);
-      if ((await stat(path)).isDirectory()) await copy(path);
-      else if (/\.(lua|proto|yaml)$/.test(entry)) await cp(path, join(out, relative(ROOT, path)));
-    }
-  };
-  await copy(join(ROOT, 'apps'));
-  await copy(join(ROOT, 'libs'));
-  for (const app of ['decision-api', 'relay', 'projector']) {
-    if (!existsSync(join(out, `apps/${app}/src/main.js`))) throw new Error(`the build produced no ${app}`);
-  }
-}
 
 export type AppKind = 'decision-api' | 'relay' | 'projector';
 
@@ -99,13 +76,14 @@ export class AppProcess {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const app = new AppProcess(kind, child, `http://127.0.0.1:${port}`);
-    const deadline = Date.now() + 60_000;
-    while (!(await app.ready())) {
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`${kind} did not get ready: ${app.output.join('').slice(-2000)}`);
-      }
-      await sleep(100);
+    const ready = await eventually(
+      () => app.ready(),
+      (ok) => ok || child.exitCode !== null,
+      { timeoutMs: 60_000, intervalMs: 100 },
+    ).catch(() => false);
+    if (!ready) {
+      child.kill('SIGKILL');
+      throw new Error(`${kind} did not get ready: ${app.output.join('').slice(-2000)}`);
     }
     return app;
   }

@@ -7,8 +7,8 @@
 import { allShardKeys } from '@tally/engine';
 import { TOPICS, type KafkaAdminPort } from '@tally/ledger';
 import { ACTIVE_NAMESPACE_KEY, ProjectionKeys, offsetField } from '@tally/projections';
+import { eventually } from '@tally/testing';
 import type { Redis } from 'ioredis';
-import { sleep } from './ledger-stack.harness';
 
 export interface Backlog {
   /** Entries in the outbox streams (pending ones included: they are deleted after Kafka confirms). */
@@ -57,16 +57,11 @@ export class DrainProbe {
   /** Polls until nothing is left anywhere; resolves with the time it took. */
   async drained(timeoutMs: number): Promise<number> {
     const started = performance.now();
-    let last: Backlog | string = 'not measured';
-    for (;;) {
-      last = await this.backlog().catch((error: unknown) => String(error));
-      if (typeof last !== 'string' && last.outbox === 0 && last.denials === 0 && last.lag === 0) {
-        return Math.round(performance.now() - started);
-      }
-      if (performance.now() - started > timeoutMs) {
-        throw new Error(`not drained after ${timeoutMs} ms: ${JSON.stringify(last)}`);
-      }
-      await sleep(100);
-    }
+    await eventually(
+      () => this.backlog().catch((error: unknown) => String(error)),
+      (last) => typeof last !== 'string' && last.outbox === 0 && last.denials === 0 && last.lag === 0,
+      { timeoutMs, intervalMs: 100, what: 'the ledger to drain' },
+    );
+    return Math.round(performance.now() - started);
   }
 }

@@ -4,9 +4,8 @@
  * the projector's usage totals per tenant over its query API.
  */
 import { TOPICS, type Ledger } from '@tally/ledger';
-import { uniqueName } from '@tally/testing';
+import { eventually, uniqueName } from '@tally/testing';
 import type { ClientRecord } from './ledger-client.record';
-import { sleep } from './ledger-stack.harness';
 
 export interface KafkaUsage {
   /** Every usage event of the wanted tenants, duplicates included, by id. */
@@ -39,11 +38,11 @@ export async function readUsage(ledger: Ledger, tenants: ReadonlySet<string>): P
     return Promise.resolve();
   });
   const done = (): boolean => [...high].every(([p, h]) => h === 0n || (next.get(p) ?? 0n) >= h);
-  const deadline = Date.now() + 60_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('the usage topic was not read to its high watermark in 60 s');
-    await sleep(50);
-  }
+  await eventually(done, (ok) => ok, {
+    timeoutMs: 60_000,
+    intervalMs: 50,
+    what: 'the usage topic to be read to its high watermark',
+  });
   await consumer.disconnect();
   return { values, events };
 }

@@ -5,29 +5,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually, freePort } from '@tally/testing';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '../../..');
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 /** Whether a pid is a live process (a zombie has exited even while its /proc entry remains). */
 export async function alive(pid: number): Promise<boolean> {
@@ -74,11 +58,11 @@ export class PrivateStack {
   async stopBroker(): Promise<void> {
     const pid = Number((await readFile(join(this.dir, 'kafka.pid'), 'utf8')).trim());
     process.kill(pid, 'SIGTERM');
-    const deadline = Date.now() + 60_000;
-    while (await alive(pid)) {
-      if (Date.now() > deadline) throw new Error(`broker pid ${pid} still alive 60 s after SIGTERM`);
-      await sleep(50);
-    }
+    await eventually(
+      () => alive(pid),
+      (running) => !running,
+      { timeoutMs: 60_000, intervalMs: 50, what: `broker pid ${pid} to exit after SIGTERM` },
+    );
   }
 
   async down(): Promise<void> {

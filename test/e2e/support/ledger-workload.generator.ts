@@ -4,8 +4,8 @@
  * unmatched route, cost-0 peeks, varied costs, idempotent retries (sequential and concurrent) and
  * idempotency conflicts. Limits are tight enough that a good share is denied.
  */
+import { eventually, sleep } from '@tally/testing';
 import { ClientRecord, type DecisionAnswer, type DecisionBody } from './ledger-client.record';
-import { sleep } from './ledger-stack.harness';
 
 export const LEDGER_POLICIES = `
 policies:
@@ -90,16 +90,16 @@ export class Workload {
 
   /** Resolves once at least `n` decisions were answered; fails rather than wait on a dead API. */
   async reached(n: number, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.decisions < n) {
-      if (Date.now() > deadline) {
-        const last = this.record.anomalies.at(-1) ?? 'none';
-        throw new Error(
-          `${this.decisions} of ${n} decisions answered in ${timeoutMs} ms; last anomaly: ${last}`,
-        );
-      }
-      await sleep(20);
-    }
+    await eventually(
+      () => this.decisions,
+      (answered) => answered >= n,
+      { timeoutMs, intervalMs: 20 },
+    ).catch(() => {
+      const last = this.record.anomalies.at(-1) ?? 'none';
+      throw new Error(
+        `${this.decisions} of ${n} decisions answered in ${timeoutMs} ms; last anomaly: ${last}`,
+      );
+    });
   }
 
   /** Waits for the requests in flight; `record` is final afterwards. */
