@@ -26,6 +26,7 @@ export class KafkajsLedgerConsumer implements LedgerConsumer {
       heartbeatInterval: options.heartbeatIntervalMs,
       maxWaitTimeInMs: options.maxWaitTimeMs ?? 1_000,
       maxBytesPerPartition: options.maxBytesPerPartition,
+      maxBytes: options.maxBytes,
       allowAutoTopicCreation: false,
     });
   }

@@ -47,7 +47,10 @@ export interface ConsumerOptions {
   readonly heartbeatIntervalMs?: number;
   /** Longest a fetch waits for data; also bounds how long `stop` waits for the fetch loop. */
   readonly maxWaitTimeMs?: number;
+  /** Most bytes fetched per partition (kafkajs default 1 MiB). */
   readonly maxBytesPerPartition?: number;
+  /** Most bytes of one fetch over all partitions (kafkajs default 10 MiB). */
+  readonly maxBytes?: number;
 }
 
 /**

@@ -1,12 +1,11 @@
-import type { LedgerEvent } from '@tally/events';
 import { TOPICS, nextOffset, type Ledger } from '@tally/ledger';
 import {
   NAMESPACES_KEY,
   ProjectionKeys,
   ProjectionStore,
+  StepWriter,
   offsetField,
   sortBatch,
-  type OffsetMark,
 } from '@tally/projections';
 import {
   META_COVERED_FROM,
@@ -24,6 +23,19 @@ import { planTopicRange, rangeSize, readTopicRanges, type RangeEnd, type RangeSt
 const DEDUP_TTL_MS = 48 * 3_600_000;
 /** Events published this long after their decision may be missing at the tail of a `latest` replay. */
 const TAIL_MARGIN_MS = 60_000;
+/**
+ * The projector's step budget (see its `stepCells`). A replay reads a bounded range offline and could
+ * write far larger steps, but they run on the Redis that serves the decision hot path too, and a
+ * step blocks it for its whole run. Larger steps buy little where events hardly share cells: a
+ * replay of the ledger bench's 200k events on a 2-core host at load 2–5 ran at ~20k events/s
+ * (before the per-key writes of apply-batch.lua) with 4000, 8000 and 16 000 cells a step, whose
+ * median Redis time grew from 26 to 40 to 65 ms (10 000 events a step: 180 ms); 12 000 cells now
+ * run ~38 ms a step (max ~55 ms) at ~29k events/s. Where events share cells (few keys, coarse
+ * buckets), a step of cells holds many more events, which is where aggregating pays.
+ */
+const REPLAY_STEP_CELLS = 12_000;
+/** Records per `StepWriter.add`: how far past its budget a step can run. */
+const SLICE_RECORDS = 256;
 
 export interface ReplayOptions {
   readonly namespace: string;
@@ -36,8 +48,8 @@ export interface ReplayOptions {
   readonly topics?: { readonly usage: string; readonly decision: string };
   /** Partitions fetched and parsed at once (default 4). */
   readonly concurrency?: number;
-  /** Events per atomic step into Redis (default 500; see BufferedSink). */
-  readonly stepEvents?: number;
+  /** Cells per atomic step into Redis (default `REPLAY_STEP_CELLS`; see `StepWriter`). */
+  readonly stepCells?: number;
   readonly onProgress?: ProgressListener;
 }
 
@@ -58,8 +70,8 @@ export interface ReplayResult {
 
 /**
  * `tally replay`: rebuilds projections from the ledger topics into a fresh namespace through the
- * projector's own sink (`ProjectionStore.applyBatch`: fold, dedup, offsets, one atomic step per
- * batch). The range is a range of the log: from the first record published at or after `from` to
+ * projector's own sink (`StepWriter` over `ProjectionStore`: fold, dedup, offsets, atomic steps cut
+ * by their Redis cost, the next folded while one is applied). The range is a range of the log: from the first record published at or after `from` to
  * the end offsets seen when the replay starts (`latest`) or the first record published at or after
  * `to`. Folding is order-independent sums and the range is fixed up front, so replaying the same
  * range twice gives identical aggregates.
@@ -99,15 +111,16 @@ export async function replay(
   const expected = { [topics.usage]: 'tally.usage.v1', [topics.decision]: 'tally.decision.v1' };
   const meter = new ProgressMeter(rangeSize(ranges));
   const progress = throttled(options.onProgress);
-  const stepEvents = options.stepEvents ?? 500;
-  const sink = new BufferedSink(store, namespace, stepEvents);
+  const sink = new StepWriter(store, namespace, options.stepCells ?? REPLAY_STEP_CELLS);
   let invalid = 0;
+  // Concurrent handlers (partitions) share the writer: its steps take each partition's events in
+  // offset order, and fold sums in any order, so steps cut anywhere give the same aggregates.
   const read = await readTopicRanges(
     deps.ledger.consumers,
     ranges,
     async (topic, partition, batch) => {
-      for (let i = 0; i < batch.length; i += stepEvents) {
-        const records = batch.slice(i, i + stepEvents);
+      for (let i = 0; i < batch.length; i += SLICE_RECORDS) {
+        const records = batch.slice(i, i + SLICE_RECORDS);
         const { events, rejected } = sortBatch({ topic, partition, highWatermark: '0', records }, expected);
         invalid += rejected.length;
         const last = records[records.length - 1].offset;
@@ -120,8 +133,7 @@ export async function replay(
       onProgress: (n) => progress.report(() => meter.snapshot(n)),
     },
   );
-  await sink.flush();
-  const { applied, duplicates } = sink;
+  const { applied, duplicates } = await sink.flush();
   const final: ProgressSnapshot = meter.snapshot(read);
   progress.final(final);
   // Partitions with nothing in range still record where the range ends, so a projector switched
@@ -148,48 +160,4 @@ async function storeMissingOffsets(
   ranges: readonly { topic: string; partition: number; end: string }[],
 ): Promise<void> {
   for (const r of ranges) await redis.hsetnx(key, offsetField(r.topic, r.partition), r.end);
-}
-
-/**
- * Gathers the events of many Kafka batches (any partitions) into one step of the sink, so a step
- * writes each usage cell once for many small batches. Steps run one at a time; a handler waits while
- * its step is written (backpressure). Each step carries the offsets its events reach, like a
- * projector batch. The step size stays near a live batch's: the sink spreads a step's arguments
- * into one call, and far larger steps overflow the stack there.
- */
-class BufferedSink {
-  private events: LedgerEvent[] = [];
-  private offsets = new Map<string, OffsetMark>();
-  private writing: Promise<void> = Promise.resolve();
-  applied = 0;
-  duplicates = 0;
-
-  constructor(
-    private readonly store: ProjectionStore,
-    private readonly namespace: string,
-    private readonly stepEvents: number,
-  ) {}
-
-  async add(events: readonly LedgerEvent[], offset: OffsetMark): Promise<void> {
-    for (const event of events) this.events.push(event);
-    const id = offsetField(offset.topic, offset.partition);
-    const known = this.offsets.get(id);
-    if (known === undefined || BigInt(known.nextOffset) < BigInt(offset.nextOffset))
-      this.offsets.set(id, offset);
-    if (this.events.length >= this.stepEvents) await this.flush();
-  }
-
-  flush(): Promise<void> {
-    const events = this.events;
-    const offsets = [...this.offsets.values()];
-    this.events = [];
-    this.offsets = new Map();
-    this.writing = this.writing.then(async () => {
-      if (events.length === 0 && offsets.length === 0) return;
-      const outcome = await this.store.applyBatch(this.namespace, events, offsets);
-      this.applied += outcome.applied;
-      this.duplicates += outcome.duplicates;
-    });
-    return this.writing;
-  }
 }

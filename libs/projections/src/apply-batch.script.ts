@@ -21,11 +21,16 @@ export function defineApplyBatch(redis: ProjectionRedis): void {
 }
 
 export async function runApplyBatch(redis: ProjectionRedis, args: BatchStepArgs): Promise<BatchStepReply> {
-  const command = (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[
-    APPLY_BATCH_COMMAND
-  ];
+  const command = (
+    redis as unknown as Record<
+      string,
+      (numKeys: number, keys: readonly string[], argv: readonly (string | number)[]) => Promise<unknown>
+    >
+  )[APPLY_BATCH_COMMAND];
   if (command === undefined) throw new Error('apply-batch.lua is not defined on this client');
-  const reply = await command.call(redis, args.keys.length, ...args.keys, ...args.argv);
+  // Passed as arrays, which ioredis flattens: spreading a large step into the call's arguments
+  // would overflow the call stack.
+  const reply = await command.call(redis, args.keys.length, args.keys, args.argv);
   return parseApplyBatchReply(reply);
 }
 

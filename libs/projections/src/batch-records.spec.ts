@@ -42,6 +42,7 @@ describe(sortBatch.name, () => {
       TYPES,
     );
     expect(sut.events.map((e) => e.type)).toEqual(['tally.usage.v1']);
+    expect(sut.offsets).toEqual(['1']);
     expect(sut.rejected.map((r) => [r.record.offset, r.reason])).toEqual([
       ['2', 'not JSON'],
       ['3', 'empty message'],

@@ -10,6 +10,8 @@ export interface Rejected {
 export interface SortedBatch {
   /** Valid events, in offset order. */
   readonly events: LedgerEvent[];
+  /** The record offset of each event of `events`, index for index. */
+  readonly offsets: string[];
   readonly rejected: Rejected[];
 }
 
@@ -21,6 +23,7 @@ export interface SortedBatch {
  */
 export function sortBatch(batch: LedgerBatch, expectedTypes: Readonly<Record<string, string>>): SortedBatch {
   const events: LedgerEvent[] = [];
+  const offsets: string[] = [];
   const rejected: Rejected[] = [];
   const expected = expectedTypes[batch.topic];
   for (const record of batch.records) {
@@ -32,9 +35,12 @@ export function sortBatch(batch: LedgerBatch, expectedTypes: Readonly<Record<str
     if (!parsed.ok) rejected.push({ record, reason: parsed.reason });
     else if (expected !== undefined && parsed.event.type !== expected) {
       rejected.push({ record, reason: `type: ${parsed.event.type} does not belong on ${batch.topic}` });
-    } else events.push(parsed.event);
+    } else {
+      events.push(parsed.event);
+      offsets.push(record.offset);
+    }
   }
-  return { events, rejected };
+  return { events, offsets, rejected };
 }
 
 /**

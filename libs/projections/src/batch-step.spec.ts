@@ -34,9 +34,9 @@ describe(batchStepArgs.name, () => {
     const dedup = Array.from({ length: n }, (_, i) => ({ token: `u:${i}`, timeMs: AT }));
     // when
     const sut = batchStepArgs(keys, { ...EMPTY, usage, dedup, applied: n }, [], OPTIONS);
-    // then: every cell is there, two HINCRBY triples (cost and count) each
-    expect(sut.argv).toContain(n * 2);
-    expect(sut.argv.length).toBeGreaterThan(n * 7);
+    // then: one hash group holding every cell, two fields (cost and count) each
+    expect(sut.argv.slice(6 + n, 10 + n)).toEqual([1, 6, n * 2, 'cost:k0']);
+    expect(sut.argv.length).toBeGreaterThan(n * 5);
   });
 
   it('stores only the offsets when nothing is to be applied (a batch of duplicates or dead letters)', () => {
@@ -113,23 +113,24 @@ describe(batchStepArgs.name, () => {
       6,
       1,
       'u:E0',
-      // hincrby: 4
-      4,
+      // hashes: 2 groups of 2 fields, then their increments
+      2,
       7,
+      2,
       'cost:p',
-      5,
-      7,
       'count:p',
-      2,
-      8,
-      'cost:k1',
       5,
-      8,
-      'count:k1',
       2,
-      // zincrby: 1
+      8,
+      2,
+      'cost:k1',
+      'count:k1',
+      5,
+      2,
+      // zsets: 1 group of 1 member, then its increment
       1,
       9,
+      1,
       'k1',
       5,
       // audit: 1 (the reload goes to its own section)
@@ -146,6 +147,59 @@ describe(batchStepArgs.name, () => {
       1,
       't:0',
       '7',
+    ]);
+  });
+
+  it('groups the fields of one key, in first-seen order, summing a field met twice', () => {
+    // given: two keys of one hash, then a cell of the first hash again, and two members of one day
+    const cell = { tenant: 'acme', policy: 'p', granularity: 'hour' as const, start: AT, count: 1 };
+    const delta: ProjectionDelta = {
+      ...EMPTY,
+      usage: [
+        { ...cell, key: 'k1', cost: 2 },
+        { ...cell, key: 'k2', cost: 3 },
+        { ...cell, start: AT + 3_600_000, key: 'k1', cost: 4 },
+        { ...cell, key: 'k1', cost: 5 },
+      ],
+      topKeys: [
+        { tenant: 'acme', policy: 'p', day: AT, key: 'k1', cost: 2 },
+        { tenant: 'acme', policy: 'p', day: AT, key: 'k2', cost: 3 },
+      ],
+    };
+    // when
+    const sut = batchStepArgs(keys, delta, [], OPTIONS);
+    // then
+    expect(sut.keys.slice(4)).toEqual([
+      'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
+      'tally:proj:{live}:keys:acme:p:hour:20261130T1000Z',
+      'tally:proj:{live}:top:acme:p:20261130T0000Z',
+    ]);
+    expect(sut.argv.slice(3, -3)).toEqual([
+      0,
+      2,
+      5,
+      4,
+      'cost:k1',
+      'count:k1',
+      'cost:k2',
+      'count:k2',
+      7,
+      2,
+      3,
+      1,
+      6,
+      2,
+      'cost:k1',
+      'count:k1',
+      4,
+      1,
+      1,
+      7,
+      2,
+      'k1',
+      'k2',
+      2,
+      3,
     ]);
   });
 

@@ -62,21 +62,26 @@ export function batchStepArgs(
     for (const token of tokens) argv.push(token);
   }
 
-  const hincr: (string | number)[] = [];
+  // Grouped by key: the script reads and writes each hash or sorted set with one command per key
+  // (HMGET + HSET, ZMSCORE + ZADD) instead of one command per field, which is what a batch of
+  // distinct usage cells (most keys of a tenant differ) spends its Redis time on otherwise.
+  const hashes = new FieldGroups();
   for (const t of delta.usageTotals) {
     const key = ref(keys.usage(t.tenant, t.granularity, t.start));
-    hincr.push(key, usageField('cost', t.policy), t.cost, key, usageField('count', t.policy), t.count);
+    hashes.add(key, usageField('cost', t.policy), t.cost);
+    hashes.add(key, usageField('count', t.policy), t.count);
   }
   for (const u of delta.usage) {
     const key = ref(keys.keyUsage(u.tenant, u.policy, u.granularity, u.start));
-    hincr.push(key, usageField('cost', u.key), u.cost, key, usageField('count', u.key), u.count);
+    hashes.add(key, usageField('cost', u.key), u.cost);
+    hashes.add(key, usageField('count', u.key), u.count);
   }
-  argv.push(hincr.length / 3);
-  for (const value of hincr) argv.push(value);
+  hashes.appendTo(argv);
 
-  argv.push(delta.topKeys.length);
+  const zsets = new FieldGroups();
   for (const top of delta.topKeys)
-    argv.push(ref(keys.topKeys(top.tenant, top.policy, top.day)), top.key, top.cost);
+    zsets.add(ref(keys.topKeys(top.tenant, top.policy, top.day)), top.key, top.cost);
+  zsets.appendTo(argv);
 
   const rows = delta.audit.filter((entry) => entry.type !== 'policy_reload');
   argv.push(rows.length);
@@ -90,4 +95,31 @@ export function batchStepArgs(
   for (const o of offsets) argv.push(offsetField(o.topic, o.partition), o.nextOffset);
 
   return { keys: list, argv };
+}
+
+/**
+ * Increments grouped by key index, in first-seen order (the arguments stay deterministic); a field
+ * met twice for one key is summed here, so the script never sees a field twice in a group.
+ */
+class FieldGroups {
+  private readonly groups = new Map<number, Map<string, number>>();
+
+  add(key: number, field: string, by: number): void {
+    let fields = this.groups.get(key);
+    if (fields === undefined) this.groups.set(key, (fields = new Map<string, number>()));
+    fields.set(field, (fields.get(field) ?? 0) + by);
+  }
+
+  /**
+   * `n` groups of (key index, m, field * m, increment * m): the fields lie contiguous, so the script
+   * hands them to HMGET / ZMSCORE straight from ARGV. Item by item: see the dedup section.
+   */
+  appendTo(argv: (string | number)[]): void {
+    argv.push(this.groups.size);
+    for (const [key, fields] of this.groups) {
+      argv.push(key, fields.size);
+      for (const field of fields.keys()) argv.push(field);
+      for (const by of fields.values()) argv.push(by);
+    }
+  }
 }

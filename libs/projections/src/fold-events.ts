@@ -39,12 +39,16 @@ export const ALL_POLICIES = '_all';
  * Deterministic: the same events in the same order give the same delta (replays are comparable).
  */
 export function foldEvents(events: Iterable<LedgerEvent>, context: FoldContext = {}): ProjectionDelta {
-  const folding = new Folding(context);
+  const folding = new EventFolding(context);
   for (const event of events) folding.add(event);
   return folding.delta();
 }
 
-class Folding {
+/**
+ * `foldEvents` one event at a time: `cells` tells how much a step would write so far, so a writer
+ * can cut steps by their Redis cost rather than by a count of events.
+ */
+export class EventFolding {
   private readonly seen = new Set<string>();
   // Usage is summed in nested maps (tenant → policy → key → slot) instead of maps keyed by built
   // strings: a batch of thousands of events then builds no id string per event and granularity. The
@@ -61,7 +65,17 @@ class Folding {
   private applied = 0;
   private duplicates = 0;
 
-  constructor(private readonly context: FoldContext) {}
+  constructor(private readonly context: FoldContext = {}) {}
+
+  /**
+   * What the step of the delta writes: a field per usage metric, a member per top key, a token per
+   * event, a row per audit entry. Redis time of a step grows with it, whatever the event count.
+   */
+  get cells(): number {
+    return (
+      2 * (this.usage.length + this.totals.length) + this.top.length + this.dedup.length + this.audit.length
+    );
+  }
 
   add(event: LedgerEvent): void {
     const token = dedupTokenOf(event);

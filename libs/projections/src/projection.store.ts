@@ -1,7 +1,8 @@
 import type { LedgerEvent } from '@tally/events';
 import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-batch.script';
-import { batchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
+import { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 import { foldEvents } from './fold-events';
+import type { ProjectionDelta } from './projection-delta';
 import { ACTIVE_NAMESPACE_KEY, NAMESPACES_KEY, ProjectionKeys, isValidNamespace } from './projection-keys';
 
 /** What one batch did to the namespace. */
@@ -10,6 +11,19 @@ export interface ApplyOutcome {
   readonly applied: number;
   /** Events skipped: repeated within the batch, or applied by an earlier batch or another projector. */
   readonly duplicates: number;
+}
+
+/**
+ * One atomic step made ready before it runs: folding and laying out arguments is the CPU work of a
+ * step, so a writer prepares the next one while Redis applies the current one.
+ */
+export interface PreparedStep {
+  readonly namespace: string;
+  readonly events: readonly LedgerEvent[];
+  readonly offsets: readonly OffsetMark[];
+  readonly applied: number;
+  readonly duplicates: number;
+  readonly args: BatchStepArgs;
 }
 
 /** A step that keeps meeting newly applied events is a bug or a storm; give the batch back to Kafka. */
@@ -76,13 +90,35 @@ export class ProjectionStore {
     events: readonly LedgerEvent[],
     offsets: readonly OffsetMark[],
   ): Promise<ApplyOutcome> {
-    const keys = new ProjectionKeys(namespace);
+    return this.applyStep(this.prepareStep(namespace, events, offsets));
+  }
+
+  /**
+   * Folds `events` (or takes their `delta` when the caller folded them as they came, with no
+   * context) and lays out the step. Pure CPU work, no I/O.
+   */
+  prepareStep(
+    namespace: string,
+    events: readonly LedgerEvent[],
+    offsets: readonly OffsetMark[],
+    delta: ProjectionDelta = foldEvents(events),
+  ): PreparedStep {
+    const args = batchStepArgs(new ProjectionKeys(namespace), delta, offsets, this.options);
+    return { namespace, events, offsets, applied: delta.applied, duplicates: delta.duplicates, args };
+  }
+
+  /** Runs a prepared step, with `applyBatch`'s dedup retries. */
+  async applyStep(step: PreparedStep): Promise<ApplyOutcome> {
+    const keys = new ProjectionKeys(step.namespace);
     const known = new Set<string>();
+    let { args, applied, duplicates } = step;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const delta = foldEvents(events, { isApplied: (token) => known.has(token) });
-      const reply = await runApplyBatch(this.redis, batchStepArgs(keys, delta, offsets, this.options));
-      if (reply.kind === 'applied') return { applied: delta.applied, duplicates: delta.duplicates };
+      const reply = await runApplyBatch(this.redis, args);
+      if (reply.kind === 'applied') return { applied, duplicates };
       for (const token of reply.tokens) known.add(token);
+      const delta = foldEvents(step.events, { isApplied: (token) => known.has(token) });
+      args = batchStepArgs(keys, delta, step.offsets, this.options);
+      ({ applied, duplicates } = delta);
     }
     throw new Error(
       `batch not applied after ${MAX_ATTEMPTS} attempts: events keep being applied concurrently`,

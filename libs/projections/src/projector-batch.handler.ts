@@ -7,13 +7,16 @@ import {
   type LedgerBatch,
   type LedgerProducer,
 } from '@tally/ledger';
-import { chunkMessages, deadLetterOf, sortBatch } from './batch-records';
-import { ProjectionStore } from './projection.store';
+import { chunkMessages, deadLetterOf, sortBatch, type SortedBatch } from './batch-records';
+import { ProjectionStore, type ApplyOutcome } from './projection.store';
 import { PROJECTOR_OPTIONS } from './projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
+import { StepWriter } from './step-writer';
 
+/** How often a step's size is checked: a step ends at most this many events past its cell budget. */
+const SLICE_EVENTS = 256;
 /** Dead letters per produce call stay well under Kafka's default 1 MiB message limit. */
 const DLQ_CHUNK_BYTES = 512 * 1024;
 
@@ -26,11 +29,13 @@ const DLQ_CHUNK_BYTES = 512 * 1024;
  *    at-least-once by design; its records carry their source offset, so copies are recognisable.
  *    Never after step 3: an offset stored past an invalid record that never reached the DLQ would
  *    skip it silently.
- * 3. ONE atomic Redis step: the dedup check, the events' effects, their dedup marks, and the
- *    partition's next offset. Crash before it: nothing of the batch is in Redis; it is redelivered
- *    and applied. Crash after it: all of it is in Redis, offset included; on restart the partition
- *    resumes from that offset (ProjectorPositions seeks there), and anything delivered again anyway
- *    (another member that fetched it, a Kafka offset behind Redis) meets its dedup marks and is skipped.
+ * 3. Atomic Redis steps (one for most batches; a large batch is cut by its Redis cost, see
+ *    `apply`), each: the dedup check, its events' effects, their dedup marks, and the partition's
+ *    next offset after its events. Crash before a step: nothing of it is in Redis; it is redelivered
+ *    from the offset of the step before and applied. Crash after it: all of it is in Redis, offset
+ *    included; on restart the partition resumes from that offset (ProjectorPositions seeks there),
+ *    and anything delivered again anyway (another member that fetched it, a Kafka offset behind
+ *    Redis) meets its dedup marks and is skipped.
  * 4. Commit the offset to Kafka. Only for visibility (lag in `kafka-consumer-groups`, `tally
  *    consumers status`): Redis, not Kafka, says where to resume. Crash or failure here: the Kafka
  *    commit lags behind Redis, which costs a redelivery that step 3's dedup absorbs.
@@ -82,8 +87,7 @@ export class ProjectorBatchHandler {
       await context.heartbeat();
     }
 
-    const mark = { topic: batch.topic, partition: batch.partition, nextOffset: nextOffset(last.offset) };
-    const outcome = await this.store.applyBatch(namespace, sorted.events, [mark]); // 3
+    const outcome = await this.apply(namespace, batch, sorted); // 3
     this.metrics.applied.inc(outcome.applied);
     this.metrics.duplicates.inc(outcome.duplicates);
     timer();
@@ -94,5 +98,26 @@ export class ProjectorBatchHandler {
       this.logger.warn(`Kafka commit of ${batch.topic}/${batch.partition} failed: ${String(error)}`);
     });
     await context.heartbeat();
+  }
+
+  /**
+   * Step 3 in as many atomic steps as the batch's cells need (StepWriter): a large fetch then never
+   * holds Redis for long, and the next step is folded while Redis applies the current one. Each
+   * step stores the offset after its last event, so a crash between steps resumes right after the
+   * last one applied; the last step stores the offset after the whole batch (trailing records that
+   * were dead-lettered included).
+   */
+  private async apply(namespace: string, batch: LedgerBatch, sorted: SortedBatch): Promise<ApplyOutcome> {
+    const { topic, partition } = batch;
+    const mark = (offset: string) => ({ topic, partition, nextOffset: nextOffset(offset) });
+    const writer = new StepWriter(this.store, namespace, this.options.stepCells);
+    const { events, offsets } = sorted;
+    for (let i = 0; i < events.length; i += SLICE_EVENTS) {
+      const end = Math.min(i + SLICE_EVENTS, events.length);
+      await writer.add(events.slice(i, end), mark(offsets[end - 1]));
+    }
+    const last = batch.records[batch.records.length - 1];
+    await writer.add([], mark(last.offset));
+    return writer.flush();
   }
 }

@@ -115,6 +115,8 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
       sessionTimeoutMs: options.sessionTimeoutMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxWaitTimeMs: options.maxWaitTimeMs,
+      maxBytesPerPartition: options.maxBytesPerPartition,
+      maxBytes: options.maxBytes,
     });
     this.consumer = consumer;
     consumer.onAssigned((assignment) => {

@@ -16,8 +16,9 @@ ARGV:
   ARGV[3]  events applied (added to meta `events`)
   then six sections, each a count n followed by its records:
     dedup    n groups of (key index, m, token * m)  every token must be absent, else nothing is written
-    hincrby  n of (key index, field, increment)     usage and per-key usage hashes
-    zincrby  n of (key index, member, increment)    top keys
+    hashes   n groups of (key index, m, field * m, increment * m)   usage and per-key usage
+                                                    hashes; each field once per group; HINCRBY results
+    zsets    n groups of (key index, m, member * m, increment * m)  top keys; ZINCRBY results
     audit    n of (key index, score, member)        ZADD LT: a re-applied row keeps its earliest time
     reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
     offsets  n of (field, next offset)              stored only when higher than the stored offset
@@ -46,23 +47,22 @@ end
 
 -- 1. Dedup check before any write: an event applied by an earlier batch (a redelivery, another
 --    projector during a rebalance) makes the whole step a no-op, so the caller can refold.
+-- Tokens (like fields and members below) lie contiguous in ARGV, so they are unpacked from ARGV in
+-- place rather than copied into tables first: a step carries tens of thousands of them.
 local groups = {}
 local seen = {}
-for _ = 1, tonumber(take()) do
-  local k = key(take())
-  local tokens = {}
-  for _ = 1, tonumber(take()) do
-    tokens[#tokens + 1] = take()
-  end
-  groups[#groups + 1] = { k, tokens }
-  for i = 1, #tokens, CHUNK do
-    local flags = redis.call('SMISMEMBER', k, unpack(tokens, i, math.min(i + CHUNK - 1, #tokens)))
+for g = 1, tonumber(take()) do
+  local k, n = key(take()), tonumber(take())
+  groups[g] = { k, at, at + n - 1 }
+  for i = at, at + n - 1, CHUNK do
+    local flags = redis.call('SMISMEMBER', k, unpack(ARGV, i, math.min(i + CHUNK - 1, at + n - 1)))
     for j = 1, #flags do
       if flags[j] == 1 then
-        seen[#seen + 1] = tokens[i + j - 1]
+        seen[#seen + 1] = ARGV[i + j - 1]
       end
     end
   end
+  at = at + n
 end
 if #seen > 0 then
   local reply = { 1 }
@@ -76,22 +76,79 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 for _, group in ipairs(groups) do
-  local k, tokens = group[1], group[2]
-  for i = 1, #tokens, CHUNK do
-    redis.call('SADD', k, unpack(tokens, i, math.min(i + CHUNK - 1, #tokens)))
+  local k, first, last = group[1], group[2], group[3]
+  for i = first, last, CHUNK do
+    redis.call('SADD', k, unpack(ARGV, i, math.min(i + CHUNK - 1, last)))
   end
   redis.call('PEXPIRE', k, dedup_ttl)
 end
 
-for _ = 1, tonumber(take()) do
-  local k, field, by = key(take()), take(), take()
-  redis.call('HINCRBY', k, field, by)
+-- Increments are applied per key, not per field: one read and one write command for all the fields
+-- of a key in the step. A step of distinct usage cells otherwise spends most of its Redis time on
+-- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY / ZINCRBY would store.
+local function each_group(apply)
+  for _ = 1, tonumber(take()) do
+    local k, m = key(take()), tonumber(take())
+    -- fields (members) at ARGV[at .. at+m-1], their increments m further on
+    for i = at, at + m - 1, CHUNK do
+      apply(k, i, math.min(i + CHUNK - 1, at + m - 1), m)
+    end
+    at = at + 2 * m
+  end
 end
 
-for _ = 1, tonumber(take()) do
-  local k, member, by = key(take()), take(), take()
-  redis.call('ZINCRBY', k, by, member)
+-- Lua numbers are doubles: a sum is done here only while both terms are integers below 2^46 (so
+-- exact, and written back by redis.call as plain digits) and the stored one is in HINCRBY's
+-- canonical form. Anything else (a huge counter, a value HINCRBY would refuse) goes through HINCRBY
+-- itself, so its result, or its error, is HINCRBY's.
+local SMALL = 2 ^ 46
+local function small(n)
+  return n and n % 1 == 0 and n < SMALL and n > -SMALL
 end
+
+each_group(function(k, first, last, m)
+  local current = redis.call('HMGET', k, unpack(ARGV, first, last))
+  local writes, w = {}, 0
+  for i = first, last do
+    local stored, by = current[i - first + 1], tonumber(ARGV[i + m])
+    local base = 0
+    if stored then
+      base = tonumber(stored)
+      if not (small(base) and string.format('%d', base) == stored) then
+        base = nil
+      end
+    end
+    if base and small(by) then
+      writes[w + 1], writes[w + 2] = ARGV[i], base + by
+      w = w + 2
+    else
+      redis.call('HINCRBY', k, ARGV[i], ARGV[i + m])
+    end
+  end
+  if w > 0 then
+    redis.call('HSET', k, unpack(writes, 1, w))
+  end
+end)
+
+-- Scores are doubles in Redis too: stored + increment here is ZINCRBY's own addition, and redis.call
+-- passes a number on with 17 significant digits, i.e. exactly.
+each_group(function(k, first, last, m)
+  local current = redis.call('ZMSCORE', k, unpack(ARGV, first, last))
+  local writes, w = {}, 0
+  for i = first, last do
+    local stored = current[i - first + 1]
+    local base = stored and tonumber(stored) or 0
+    if base then
+      writes[w + 1], writes[w + 2] = base + tonumber(ARGV[i + m]), ARGV[i]
+      w = w + 2
+    else
+      redis.call('ZINCRBY', k, ARGV[i + m], ARGV[i])
+    end
+  end
+  if w > 0 then
+    redis.call('ZADD', k, unpack(writes, 1, w))
+  end
+end)
 
 local cutoff = '(' .. string.format('%.0f', now - retention)
 local trimmed = {}

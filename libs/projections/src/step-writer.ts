@@ -1,0 +1,72 @@
+import type { LedgerEvent } from '@tally/events';
+import type { OffsetMark } from './batch-step';
+import { EventFolding } from './fold-events';
+import { offsetField } from './projection-keys';
+import type { ApplyOutcome, ProjectionStore } from './projection.store';
+
+/**
+ * Writes events into a namespace in atomic steps (`ProjectionStore.applyStep`) cut by their Redis
+ * cost: a step closes once its delta holds `maxCells` cells (`EventFolding.cells`), whatever the
+ * number of events. Few distinct cells (events of few keys) make long steps that aggregate much;
+ * many make short steps, so one step never holds the single-threaded Redis, which also serves the
+ * decision hot path, for long.
+ *
+ * Steps run one after the other, in the order they were cut, each with the offsets its events
+ * reach. While one runs, the next is folded: `add` returns once the step BEFORE the one it cut is
+ * applied, so at most one step waits behind the running one (backpressure). A failed step fails
+ * every later `add` and `flush`; the steps after it are never sent.
+ */
+export class StepWriter {
+  private folding = new EventFolding();
+  private events: LedgerEvent[] = [];
+  private offsets = new Map<string, OffsetMark>();
+  private tail: Promise<void> = Promise.resolve();
+  private outcome = { applied: 0, duplicates: 0 };
+
+  constructor(
+    private readonly store: Pick<ProjectionStore, 'prepareStep' | 'applyStep'>,
+    private readonly namespace: string,
+    private readonly maxCells: number,
+  ) {}
+
+  /** Adds events that reach `offset` (per partition, the highest mark wins). */
+  async add(events: readonly LedgerEvent[], offset: OffsetMark): Promise<void> {
+    for (const event of events) {
+      this.folding.add(event);
+      this.events.push(event);
+    }
+    const id = offsetField(offset.topic, offset.partition);
+    const known = this.offsets.get(id);
+    if (known === undefined || BigInt(known.nextOffset) < BigInt(offset.nextOffset))
+      this.offsets.set(id, offset);
+    if (this.folding.cells >= this.maxCells) await this.cut();
+  }
+
+  /** Writes what is left and resolves once every step is applied, with the totals of all steps. */
+  async flush(): Promise<ApplyOutcome> {
+    if (this.events.length > 0 || this.offsets.size > 0) await this.cut();
+    await this.tail;
+    return { ...this.outcome };
+  }
+
+  private async cut(): Promise<void> {
+    const step = this.store.prepareStep(
+      this.namespace,
+      this.events,
+      [...this.offsets.values()],
+      this.folding.delta(),
+    );
+    this.folding = new EventFolding();
+    this.events = [];
+    this.offsets = new Map();
+    const previous = this.tail;
+    this.tail = previous.then(async () => {
+      const outcome = await this.store.applyStep(step);
+      this.outcome.applied += outcome.applied;
+      this.outcome.duplicates += outcome.duplicates;
+    });
+    // Observed here so a failure waiting for the next add/flush is not an unhandled rejection.
+    this.tail.catch(() => undefined);
+    await previous;
+  }
+}

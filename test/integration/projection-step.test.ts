@@ -1,0 +1,122 @@
+/**
+ * apply-batch.lua's per-key writes (HMGET + HSET, ZMSCORE + ZADD) against a REAL Redis: what they
+ * store is what HINCRBY / ZINCRBY would, also for counters beyond a double's integers, fields of one
+ * key past the script's chunk size, and values HINCRBY refuses. Shared Redis, a namespace of its own.
+ */
+import {
+  ProjectionKeys,
+  ProjectionStore,
+  createProjectionRedis,
+  type ProjectionRedis,
+} from '@tally/projections';
+import { testEnv, uniqueName } from '@tally/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf, type Decision } from './projector.harness';
+
+const T0 = Date.parse('2026-10-05T08:17:00Z');
+const H = 3_600_000;
+
+let redis: ProjectionRedis;
+let store: ProjectionStore;
+
+beforeAll(() => {
+  redis = createProjectionRedis({ mode: 'single', url: testEnv().redisUrl }, 'projection-step-test');
+  store = new ProjectionStore(redis, { auditRetentionMs: 24 * H, dedupTtlMs: H });
+});
+
+afterAll(async () => {
+  await redis?.quit();
+});
+
+/** A namespace of this test alone, dropped afterwards by its own keys. */
+function namespace(): { keys: ProjectionKeys; drop: () => Promise<void> } {
+  const keys = new ProjectionKeys(uniqueName('step').replace(/[^a-z0-9-]/g, ''));
+  return {
+    keys,
+    drop: async () => {
+      const found = await redis.keys(keys.all());
+      if (found.length > 0) await redis.del(...found);
+    },
+  };
+}
+
+const decision = (tenant: string, key: string, cost: number): Decision => ({
+  tenant,
+  cost,
+  timeMs: T0,
+  policies: [{ name: 'p1', mode: 'enforce', key, windows: [] }],
+});
+
+describe('apply-batch.lua per-key increments', () => {
+  it('stores exactly what HINCRBY and ZINCRBY would, also past 2^53 and on existing fields', async () => {
+    const { keys, drop } = namespace();
+    try {
+      // given: counters already there, one beyond a double's exact integers, a fractional score
+      const minute = keys.keyUsage('acme', 'p1', 'minute', T0);
+      const hour = keys.usage('acme', 'hour', T0);
+      await redis.hset(minute, 'cost:svc', '9007199254740993', 'count:svc', '5');
+      await redis.hset(hour, 'cost:p1', '70368744177664'); // 2^46: just past the script's own sums
+      await redis.zadd(keys.topKeys('acme', 'p1', T0), '1.5', 'svc');
+      // when
+      const events = [decision('acme', 'svc', 1), decision('acme', 'svc', 1), decision('acme', 'other', 1)];
+      const outcome = await store.applyBatch(keys.namespace, events.flatMap(eventsOf), []);
+      // then
+      expect(outcome).toEqual({ applied: 6, duplicates: 0 });
+      expect(await redis.hgetall(minute)).toEqual({
+        'cost:svc': '9007199254740995', // a double sum would give …994
+        'count:svc': '7',
+        'cost:other': '1',
+        'count:other': '1',
+      });
+      expect(await redis.hgetall(hour)).toEqual({
+        'cost:p1': '70368744177667',
+        'count:p1': '3',
+        'cost:_all': '3',
+        'count:_all': '3',
+      });
+      expect(await redis.zrange(keys.topKeys('acme', 'p1', T0), 0, -1, 'WITHSCORES')).toEqual([
+        'other',
+        '1',
+        'svc',
+        '3.5',
+      ]);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('writes every field of a key with more fields than one script command takes', async () => {
+    const { keys, drop } = namespace();
+    try {
+      // given: 1500 keys of one tenant and policy: 3000 fields of one hash, 1500 members of one zset
+      const day = keys.keyUsage('wide', 'p1', 'day', T0);
+      await redis.hset(day, 'cost:k1499', '10');
+      const events = Array.from({ length: 1500 }, (_, i) => eventsOf(decision('wide', `k${i}`, 2))).flat();
+      // when
+      await store.applyBatch(keys.namespace, events, []);
+      // then
+      expect(await redis.hlen(day)).toBe(3000);
+      expect(await redis.hmget(day, 'cost:k0', 'count:k0', 'cost:k999', 'cost:k1000', 'cost:k1499')).toEqual([
+        '2',
+        '1',
+        '2',
+        '2',
+        '12',
+      ]);
+      expect(await redis.zcard(keys.topKeys('wide', 'p1', T0))).toBe(1500);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('fails the step on a stored value HINCRBY refuses, as HINCRBY does', async () => {
+    const { keys, drop } = namespace();
+    try {
+      await redis.hset(keys.usage('bad', 'month', T0), 'cost:_all', 'abc');
+      const applying = store.applyBatch(keys.namespace, eventsOf(decision('bad', 'svc', 1)), []);
+      await expect(applying).rejects.toThrow(/not an integer/);
+    } finally {
+      await drop();
+    }
+  });
+});
