@@ -52,19 +52,23 @@ export function decideArgs(
   idempotencyTtlMs: number,
   nowMs?: number,
 ): (string | number)[] {
-  const keys = [plan.shard.outbox, plan.shard.denials, ...plan.windows.map((w) => w.redisKey)];
-  if (plan.idempotencyRedisKey !== undefined) keys.push(plan.idempotencyRedisKey);
-  const argv: (string | number)[] = [
+  // One array, filled in order: this runs for every decision.
+  const windows = plan.windows;
+  const idem = plan.idempotencyRedisKey;
+  const args: (string | number)[] = [2 + windows.length + (idem === undefined ? 0 : 1)];
+  args.push(plan.shard.outbox, plan.shard.denials);
+  for (const w of windows) args.push(w.redisKey);
+  if (idem !== undefined) args.push(idem);
+  args.push(
     nowMs === undefined ? '' : nowMs,
     plan.cost,
-    plan.idempotencyRedisKey === undefined ? 0 : idempotencyTtlMs,
+    idem === undefined ? 0 : idempotencyTtlMs,
     plan.fingerprint,
     plan.payloadJson,
-    plan.windows.length,
-  ];
-  for (const w of plan.windows)
-    argv.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
-  return [keys.length, ...keys, ...argv];
+    windows.length,
+  );
+  for (const w of windows) args.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
+  return args;
 }
 
 /** Runs the command on a client or a pipeline (the same argument list). */

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { OutboxPayload } from '@tally/events';
 import {
   keyOf,
   normalizeAttributes,
@@ -11,6 +10,7 @@ import {
   type PolicySet,
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
+import { payloadJson } from './payload-json';
 import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
 
 /**
@@ -156,23 +156,6 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     idempotencyRedisKey === undefined
       ? ''
       : createHash('sha256').update(JSON.stringify({ selectors, attributes, cost })).digest('hex');
-  const payload: OutboxPayload = {
-    v: 1,
-    outcome: 'allowed',
-    id: ctx.decisionId,
-    policy_set_version: ctx.policySet.version,
-    ...(tenant === undefined ? {} : { tenant }),
-    selectors,
-    attributes,
-    cost,
-    ...(idem === undefined ? {} : { idempotency_key: idem }),
-    policies: policies.map(({ policy, key }) => ({
-      name: policy.name,
-      mode: policy.mode,
-      key,
-      windows: policy.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit })),
-    })),
-  };
   const plan: DecisionPlan = {
     decisionId: ctx.decisionId,
     shard,
@@ -183,7 +166,17 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     windows,
     idempotencyRedisKey,
     fingerprint,
-    payloadJson: JSON.stringify(payload),
+    payloadJson: payloadJson({
+      prefix: PAYLOAD_PREFIX,
+      id: ctx.decisionId,
+      policySetVersion: ctx.policySet.version,
+      tenant,
+      selectors,
+      attributes,
+      cost,
+      idempotencyKey: idem,
+      policies,
+    }),
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
   };
   return { ok: true, plan };

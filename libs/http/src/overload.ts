@@ -15,7 +15,9 @@ const NEVER_SHED = ['/healthz', '/readyz', '/metrics'];
 export function installOverloadShedding(fastify: FastifyInstance, maxInflight: number): () => number {
   let inflight = 0;
   fastify.addHook('onRequest', (request, reply, done) => {
-    const path = request.url.split('?', 1)[0];
+    const url = request.url;
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (NEVER_SHED.includes(path)) {
       done();
       return;

@@ -78,17 +78,20 @@ export function normalizeSelectors(
   if (!entries) return invalid('selectors', 'must be an object of string values');
   const clean = new Map<string, string>();
   for (const [name, value] of entries) {
-    const field = fieldOf('selectors', name);
-    if (!DIMS.includes(name)) return invalid(field, `unknown selector; must be one of ${DIMS.join(', ')}`);
-    if (typeof value !== 'string') return invalid(field, 'must be a string');
+    // The field is spelled only for a failure: most requests never need it.
+    if (!DIMS.includes(name))
+      return invalid(fieldOf('selectors', name), `unknown selector; must be one of ${DIMS.join(', ')}`);
+    if (typeof value !== 'string') return invalid(fieldOf('selectors', name), 'must be a string');
     const trimmed = value.trim();
     const problem = valueProblem(trimmed);
-    if (problem) return invalid(field, problem);
+    if (problem) return invalid(fieldOf('selectors', name), problem);
     clean.set(name, name === 'token' ? hashToken(trimmed, tokenSecret) : trimmed);
   }
-  const selectors = Object.fromEntries(
-    SELECTOR_DIMS.filter((d) => clean.has(d)).map((d) => [d, clean.get(d) as string]),
-  );
+  const selectors: Partial<Record<SelectorDim, string>> = {};
+  for (const dim of SELECTOR_DIMS) {
+    const value = clean.get(dim);
+    if (value !== undefined) selectors[dim] = value;
+  }
   return { ok: true, selectors: Object.freeze(selectors) };
 }
 

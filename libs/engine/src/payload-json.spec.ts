@@ -1,0 +1,108 @@
+import type { Policy } from '@tally/policy';
+import { describe, expect, it } from 'vitest';
+import { payloadJson, type PayloadParts } from './payload-json';
+
+const PREFIX = '{"v":1,"outcome":"allowed",';
+
+function policy(name: string, mode: Policy['mode']): Policy {
+  return {
+    name,
+    match: {},
+    unless: {},
+    key: ['principal'],
+    windows: [
+      { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
+      { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
+    ],
+    maxCost: 10,
+    onBackendFailure: 'fail_open',
+    mode,
+    enabled: true,
+  };
+}
+
+/** The reference: the payload object in contract order, stringified. */
+function reference(parts: PayloadParts): string {
+  return JSON.stringify({
+    v: 1,
+    outcome: 'allowed',
+    id: parts.id,
+    policy_set_version: parts.policySetVersion,
+    ...(parts.tenant === undefined ? {} : { tenant: parts.tenant }),
+    selectors: parts.selectors,
+    attributes: parts.attributes,
+    cost: parts.cost,
+    ...(parts.idempotencyKey === undefined ? {} : { idempotency_key: parts.idempotencyKey }),
+    policies: parts.policies.map(({ policy: p, key }) => ({
+      name: p.name,
+      mode: p.mode,
+      key,
+      windows: p.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit })),
+    })),
+  });
+}
+
+const api = policy('api', 'enforce');
+const trial = policy('trial', 'shadow');
+
+const cases: [string, PayloadParts][] = [
+  [
+    'tenant, idempotency key and two policies',
+    {
+      prefix: PREFIX,
+      id: '01JDTESTDECISION0000000000',
+      policySetVersion: 'v-test',
+      tenant: 'acme',
+      selectors: { tenant: 'acme', principal: 'svc-42' },
+      attributes: { plan: 'pro', region: 'eu' },
+      cost: 3,
+      idempotencyKey: 'b-77',
+      policies: [
+        { policy: api, key: 'svc-42' },
+        { policy: trial, key: 'acme' },
+      ],
+    },
+  ],
+  [
+    'no tenant, no idempotency key, no policy',
+    {
+      prefix: PREFIX,
+      id: '01JDTESTDECISION0000000001',
+      policySetVersion: 'v2',
+      tenant: undefined,
+      selectors: {},
+      attributes: {},
+      cost: 0,
+      idempotencyKey: undefined,
+      policies: [],
+    },
+  ],
+  [
+    'values that JSON must escape',
+    {
+      prefix: PREFIX,
+      id: 'id"\\',
+      policySetVersion: 'v\u2028',
+      tenant: 'a"c\\me',
+      selectors: { tenant: 'a"c\\me', principal: 'é😀\u2029' },
+      attributes: { ['__proto__']: 'x"y' },
+      cost: 9007199254740991,
+      idempotencyKey: 'k"\n',
+      policies: [{ policy: api, key: 'é😀%3A"' }],
+    },
+  ],
+];
+
+describe(payloadJson.name, () => {
+  it.each(cases)('is byte-identical to JSON.stringify of the payload object: %s', (_name, parts) => {
+    expect(payloadJson(parts)).toBe(reference(parts));
+  });
+
+  it('stays identical when the same policy objects are reused (cached fixed parts)', () => {
+    const [, parts] = cases[0];
+    const first = payloadJson(parts);
+    const again = payloadJson({ ...parts, policies: [{ policy: api, key: 'other' }] });
+    expect(first).toBe(reference(parts));
+    expect(again).toBe(reference({ ...parts, policies: [{ policy: api, key: 'other' }] }));
+  });
+});

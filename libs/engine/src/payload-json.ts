@@ -1,0 +1,57 @@
+import type { Policy } from '@tally/policy';
+
+/**
+ * The outbox payload (`OutboxPayload`) as JSON, built as text: byte for byte what `JSON.stringify`
+ * gives for the object with fields in contract order (`v`, `outcome`, `id`, `policy_set_version`,
+ * `tenant`?, `selectors`, `attributes`, `cost`, `idempotency_key`?, `policies`). Each policy's fixed
+ * part (name, mode, windows) is stringified once per loaded `Policy` object, not once per decision:
+ * a new policy set brings new objects, so the cache can never outlive the rules it describes.
+ */
+export interface PayloadParts {
+  readonly prefix: string;
+  readonly id: string;
+  readonly policySetVersion: string;
+  readonly tenant: string | undefined;
+  readonly selectors: Readonly<Record<string, string>>;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly cost: number;
+  readonly idempotencyKey: string | undefined;
+  readonly policies: readonly { readonly policy: Policy; readonly key: string }[];
+}
+
+interface PolicyJson {
+  /** `{"name":…,"mode":…,"key":` */
+  readonly head: string;
+  /** `,"windows":[…]}` */
+  readonly tail: string;
+}
+
+const policyJsonCache = new WeakMap<Policy, PolicyJson>();
+
+function policyJsonOf(policy: Policy): PolicyJson {
+  let cached = policyJsonCache.get(policy);
+  if (!cached) {
+    const windows = policy.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit }));
+    cached = {
+      head: `{"name":${JSON.stringify(policy.name)},"mode":${JSON.stringify(policy.mode)},"key":`,
+      tail: `,"windows":${JSON.stringify(windows)}}`,
+    };
+    policyJsonCache.set(policy, cached);
+  }
+  return cached;
+}
+
+export function payloadJson(parts: PayloadParts): string {
+  let json = `${parts.prefix}"id":${JSON.stringify(parts.id)},"policy_set_version":${JSON.stringify(parts.policySetVersion)}`;
+  if (parts.tenant !== undefined) json += `,"tenant":${JSON.stringify(parts.tenant)}`;
+  json += `,"selectors":${JSON.stringify(parts.selectors)},"attributes":${JSON.stringify(parts.attributes)},"cost":${JSON.stringify(parts.cost)}`;
+  if (parts.idempotencyKey !== undefined)
+    json += `,"idempotency_key":${JSON.stringify(parts.idempotencyKey)}`;
+  json += ',"policies":[';
+  for (let i = 0; i < parts.policies.length; i++) {
+    const { policy, key } = parts.policies[i];
+    const fixed = policyJsonOf(policy);
+    json += `${i === 0 ? '' : ','}${fixed.head}${JSON.stringify(key)}${fixed.tail}`;
+  }
+  return `${json}]}`;
+}
