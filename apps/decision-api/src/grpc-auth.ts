@@ -1,30 +1,21 @@
-import { timingSafeEqual } from 'node:crypto';
-import { type HttpOptions } from '@tally/http';
+import { BearerTokens, type HttpOptions } from '@tally/http';
 
 /**
- * The caller check of the gRPC API, the same rule as the HTTP guard: `authorization: Bearer <token>`
- * metadata holding a caller token (or the admin token), compared in constant time; `TALLY_AUTH=none`
- * lets everything through. Envoy sends the token via `grpc_service.initial_metadata`.
+ * The caller check of the gRPC API: exactly the HTTP rule (`BearerTokens`, caller or admin token in
+ * constant time; `TALLY_AUTH=none` lets everything through), read from the `authorization` metadata.
+ * Envoy sends the token via `grpc_service.initial_metadata`.
  */
 export class GrpcCallerAuth {
-  private readonly accepted: readonly Buffer[];
+  private readonly tokens: BearerTokens;
 
-  constructor(private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken'>) {
-    const tokens = [...options.callerTokens, ...(options.adminToken ? [options.adminToken] : [])];
-    this.accepted = tokens.map((t) => Buffer.from(t));
+  constructor(options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken'>) {
+    this.tokens = new BearerTokens(options);
   }
 
   /** `values`: what the `authorization` metadata key holds (gRPC allows it to repeat; the first counts). */
   allows(values: readonly (string | Buffer)[]): boolean {
-    if (this.options.auth === 'none') return true;
     const first = values[0];
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(typeof first === 'string' ? first : '');
-    if (!match) return false;
-    const presented = Buffer.from(match[1]);
-    // Every token is compared, so timing does not say which one (or whether an early one) nearly matched.
-    let ok = false;
-    for (const t of this.accepted)
-      ok = (t.length === presented.length && timingSafeEqual(t, presented)) || ok;
-    return ok;
+    // Binary metadata is never a bearer header; treated as absent.
+    return this.tokens.refusal(typeof first === 'string' ? first : undefined, 'caller') === undefined;
   }
 }

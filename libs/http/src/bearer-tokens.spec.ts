@@ -7,7 +7,6 @@ describe(BearerTokens.name, () => {
     auth: 'bearer',
     callerTokens: ['caller-a', 'caller-b'],
     adminToken: 'admin-x',
-    maxInflight: 10,
   });
 
   it.each([
@@ -34,7 +33,7 @@ describe(BearerTokens.name, () => {
   );
 
   it('lets everything through with auth none', () => {
-    const open = new BearerTokens({ auth: 'none', callerTokens: [], maxInflight: 10 });
+    const open = new BearerTokens({ auth: 'none', callerTokens: [] });
 
     expect(open.refusal(undefined, 'admin')).toBeUndefined();
   });

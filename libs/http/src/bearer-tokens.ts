@@ -12,7 +12,7 @@ export class BearerTokens {
   private readonly callerTokens: Buffer[];
   private readonly adminToken?: Buffer;
 
-  constructor(private readonly options: HttpOptions) {
+  constructor(private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken'>) {
     this.callerTokens = options.callerTokens.map((t) => Buffer.from(t));
     this.adminToken = options.adminToken ? Buffer.from(options.adminToken) : undefined;
   }
@@ -27,7 +27,7 @@ export class BearerTokens {
     if (access === 'admin') {
       return isAdmin ? undefined : new ApiError(403, 'auth.forbidden', 'this endpoint needs the admin token');
     }
-    if (isAdmin || this.callerTokens.some((t) => safeEqual(presented, t))) return undefined;
+    if (isAdmin || matchesAny(presented, this.callerTokens)) return undefined;
     return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
   }
 }
@@ -36,6 +36,13 @@ function bearer(header: string | string[] | undefined): Buffer | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
   return match ? Buffer.from(match[1]) : undefined;
+}
+
+/** Every token is compared, so timing does not say which one (or whether an early one) matched. */
+function matchesAny(presented: Buffer, tokens: readonly Buffer[]): boolean {
+  let ok = false;
+  for (const t of tokens) ok = safeEqual(presented, t) || ok;
+  return ok;
 }
 
 function safeEqual(a: Buffer, b: Buffer): boolean {
