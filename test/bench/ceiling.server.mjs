@@ -1,5 +1,6 @@
 // The ceiling: a bare Fastify server (the app's Fastify version, the engine's Redis client settings)
-// whose only work per request is ONE EVALSHA of the real decide.lua with two-window arguments.
+// whose only work per request is ONE EVALSHA of the real decide.lua with two-window arguments
+// (planned by the engine's own code, minus the policy match: see decide-args.mjs).
 // Whatever the decision API does beyond this is the cost being measured.
 // Env: BENCH_PORT, BENCH_REDIS_URL, BENCH_SHARDS.
 import { createRequire } from 'node:module';

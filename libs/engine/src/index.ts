@@ -22,7 +22,9 @@ export type {
   DecisionWindow,
 } from './decision.types';
 export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
-export { MAX_IDEMPOTENCY_KEY_BYTES } from './decision-plan';
+export { MAX_IDEMPOTENCY_KEY_BYTES, planDecision } from './decision-plan';
+export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
+export { decideArgs } from './decide.script';
 export { createRedis } from './redis.provider';
 export type { RedisConnection } from './redis.provider';
 export { evaluateWindow } from './window-math';
@@ -34,12 +36,14 @@ export {
   denialField,
   DENIAL_RESULTS_SUFFIX,
   DENIAL_SAMPLE_SUFFIX,
+  decodeScope,
   encodeScope,
   fnv1a32,
   idempotencyKey,
   parseDenialField,
+  parseWindowKey,
   shardKeys,
   shardOf,
   windowKey,
 } from './keys';
-export type { DenialFieldParts, ShardKeys } from './keys';
+export type { DenialFieldParts, ShardKeys, WindowKeyParts } from './keys';

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   allShardKeys,
+  decodeScope,
   denialField,
   encodeScope,
   fnv1a32,
   idempotencyKey,
   parseDenialField,
+  parseWindowKey,
   shardKeys,
   shardOf,
   windowKey,
@@ -75,6 +77,71 @@ describe('keys', () => {
       ['_x', '_x'],
     ])('encodes %j as %j', (tenant, scope) => {
       expect(encodeScope(tenant)).toBe(scope);
+    });
+  });
+
+  describe(decodeScope.name, () => {
+    it.each([
+      ['acme', 'acme'],
+      ['a%3Ab', 'a:b'],
+      ['%7Bx%7D', '{x}'],
+      ['100%25', '100%'],
+      ['%5F', '_'],
+      ['_x', '_x'],
+      // only what encodeScope escapes is decoded: any other %XX is literal tenant text
+      ['%41', '%41'],
+    ])('decodes %j as %j', (scope, tenant) => {
+      expect(decodeScope(scope)).toBe(tenant);
+    });
+
+    it('decodes the no-tenant scope as null', () => {
+      expect(decodeScope('_')).toBeNull();
+    });
+
+    it.each(['acme', '_', '%5F', '%25', 'a:{b}%', '%41'])('inverts encodeScope for %j', (tenant) => {
+      expect(decodeScope(encodeScope(tenant))).toBe(tenant);
+    });
+  });
+
+  describe(parseWindowKey.name, () => {
+    it.each([
+      ['acme', 'svc-42'],
+      ['a:b', 'k'],
+      ['100%', 'k'],
+      ['{x}', 'k'],
+      ['_', 'k'],
+      ['%5F', 'k'],
+      ['a:b{c}%d_', 'x%3Ay:z'],
+      ['_', ''],
+      [undefined, 'k'],
+      [undefined, 'svc-42:evaluate'],
+    ])('round-trips windowKey of tenant %j and key %j', (tenant, key) => {
+      // given the key the engine writes for that tenant and key
+      const redisKey = windowKey(shardKeys(shardOf(tenant, 64)), encodeScope(tenant), 'p', 'hourly', key);
+
+      // when it is taken apart
+      const sut = parseWindowKey(redisKey, 'p', 'hourly');
+
+      // then the tenant (null for none) and the key come back unchanged
+      expect(sut).toEqual({ tenant: tenant ?? null, key });
+    });
+
+    it('parses the exact key layout', () => {
+      expect(parseWindowKey('tally:v1:{s47}:w:notary:burst:a%3Ab:svc:1', 'notary', 'burst')).toEqual({
+        tenant: 'a:b',
+        key: 'svc:1',
+      });
+    });
+
+    it.each([
+      ['another window', 'tally:v1:{s1}:w:p:daily:acme:k'],
+      ['another policy', 'tally:v1:{s1}:w:q:hourly:acme:k'],
+      ['a policy that only starts alike', 'tally:v1:{s1}:w:p2:hourly:acme:k'],
+      ['an idempotency key', 'tally:v1:{s1}:idem:acme:k'],
+      ['another key version', 'tally:v2:{s1}:w:p:hourly:acme:k'],
+      ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
+    ])('refuses %s', (_, redisKey) => {
+      expect(parseWindowKey(redisKey, 'p', 'hourly')).toBeNull();
     });
   });
 

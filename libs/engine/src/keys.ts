@@ -34,6 +34,12 @@ export function encodeScope(tenant: string | undefined): string {
   return tenant.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+/** Inverse of `encodeScope`: `_` is no tenant; `%25 %3A %7B %7D %5F` are the escaped characters. */
+export function decodeScope(scope: string): string | null {
+  if (scope === NO_TENANT) return null;
+  return scope.replace(/%(25|3A|7B|7D|5F)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** The shard of a decision: fnv1a32(tenant, else `_`) mod `shards`. */
 export function shardOf(tenant: string | undefined, shards: number): number {
   return fnv1a32(tenant ?? NO_TENANT) % shards;
@@ -78,6 +84,31 @@ export function windowKey(
   key: string,
 ): string {
   return `${shard.base}:w:${policy}:${window}:${scope}:${key}`;
+}
+
+/** The tenant and policy key of one window hash (see `parseWindowKey`). */
+export interface WindowKeyParts {
+  /** null: the no-tenant scope (`_`). */
+  readonly tenant: string | null;
+  /** The policy's key value, as `keyOf` built it (and as the projection records it). */
+  readonly key: string;
+}
+
+const WINDOW_KEY = new RegExp(`^${KEY_PREFIX}:\\{s\\d+\\}:w:(.*)$`);
+
+/**
+ * Inverse of `windowKey` for a known policy and window (the caller scanned for them). The scope is
+ * percent-encoded without ':' (`encodeScope`), so the first ':' after it ends it and the rest, which
+ * may contain ':', is the key value.
+ */
+export function parseWindowKey(redisKey: string, policy: string, window: string): WindowKeyParts | null {
+  const m = WINDOW_KEY.exec(redisKey);
+  const head = `${policy}:${window}:`;
+  if (m === null || !m[1].startsWith(head)) return null;
+  const rest = m[1].slice(head.length);
+  const colon = rest.indexOf(':');
+  if (colon < 0) return null;
+  return { tenant: decodeScope(rest.slice(0, colon)), key: rest.slice(colon + 1) };
 }
 
 /** `tally:v1:{s<N>}:idem:<scope>:<idempotency_key>`; the caller's key is kept verbatim (it is last). */

@@ -1,4 +1,4 @@
-import { allShardKeys } from '@tally/engine';
+import { allShardKeys, parseWindowKey } from '@tally/engine';
 import {
   ACTIVE_NAMESPACE_KEY,
   NO_TENANT_PART,
@@ -9,7 +9,7 @@ import {
   type AuditEntry,
 } from '@tally/projections';
 import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
-import { parseWindowKey, windowKeyPattern } from './enforcement-keys';
+import { windowKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
 import { namespaceExists } from './namespaces';
 import { OpsError } from './ops.error';

@@ -1,7 +1,7 @@
-// The EVALSHA arguments of a two-window decision, built the way the engine builds them
-// (decide.script.ts `decideArgs` over decision-plan.ts `planDecision`), with the engine's own key
-// builders. The engine does not export decideArgs, so its legend order is mirrored here: a change of
-// the script's KEYS/ARGV legend must be mirrored too (the sanity check of the run catches a mismatch).
+// The EVALSHA arguments of one decision on the bench policy, built by the engine's own code from the
+// built tree (decision-plan.ts `planDecision`, then decide.script.ts `decideArgs`): the ceiling and
+// the outbox fill send exactly what the decision API would send, legend changes included.
+import { loadBuilt } from './built.mjs';
 
 /** The bench policy: the same two windows the API is given in its policy file. */
 export const BENCH_POLICY = {
@@ -34,64 +34,35 @@ export function benchPolicyYaml() {
   ].join('\n');
 }
 
-/** A stand-in of the request fingerprint: same length as the engine's SHA-256 hex. */
-const FINGERPRINT = 'f'.repeat(64);
+/** A fixed version in the payload (same length as the policy file's content hash). */
 const POLICY_SET_VERSION = '0123456789ab';
 let sequence = 0;
+let benchPolicySet;
+
+/** Compiled on first use, so that importing `benchPolicyYaml` does not need a built tree. */
+function policySet() {
+  if (benchPolicySet === undefined) {
+    const compiled = loadBuilt('libs/policy/src/index.js').compilePolicyFile(benchPolicyYaml());
+    if (!compiled.ok) throw new Error(`bench policy: ${JSON.stringify(compiled.errors)}`);
+    benchPolicySet = { ...compiled.set, version: POLICY_SET_VERSION };
+  }
+  return benchPolicySet;
+}
 
 /**
  * `[numkeys, ...KEYS, ...ARGV]` for one decision of `cost` by `principal` of `tenant` on the bench
- * policy, no idempotency key, Redis clock. The outbox payload has the shape and size of the engine's.
+ * policy, no idempotency key, Redis clock. The policy is planned whatever the route (as the old
+ * hand-built arguments did), which also spares the ceiling the policy match.
  */
 export function decideArgs(engine, { tenant, principal, route = 'evaluate', cost = 1, shards = 64 }) {
-  const { name, burst, sustained } = BENCH_POLICY;
-  const shard = engine.shardKeys(engine.shardOf(tenant, shards));
-  const scope = engine.encodeScope(tenant);
-  const key = principal;
+  const set = policySet();
+  const selectors = tenant === undefined ? { principal, route } : { tenant, principal, route };
   // A counter, not a ULID: the ceiling spends nothing it does not have to (a ULID is in the API's cost).
-  const id = `01BENCH${String(++sequence).padStart(19, '0')}`;
-  const payload = JSON.stringify({
-    v: 1,
-    outcome: 'allowed',
-    id,
-    policy_set_version: POLICY_SET_VERSION,
-    tenant,
-    selectors: { tenant, principal, route },
-    attributes: {},
-    cost,
-    policies: [
-      {
-        name,
-        mode: 'enforce',
-        key,
-        windows: [
-          { name: burst.name, role: 'burst', limit: burst.limit },
-          { name: sustained.name, role: 'sustained', limit: sustained.limit },
-        ],
-      },
-    ],
-  });
-  return [
-    4,
-    shard.outbox,
-    shard.denials,
-    engine.windowKey(shard, scope, name, burst.name, key),
-    engine.windowKey(shard, scope, name, sustained.name, key),
-    '',
-    cost,
-    0,
-    FINGERPRINT,
-    payload,
-    2,
-    burst.code,
-    burst.limit,
-    burst.periodMs,
-    0,
-    `${name}|${key}|burst_quota_exhausted`,
-    sustained.code,
-    sustained.limit,
-    sustained.periodMs,
-    0,
-    `${name}|${key}|sustained_quota_exhausted`,
-  ];
+  const decisionId = `01BENCH${String(++sequence).padStart(19, '0')}`;
+  const planned = engine.planDecision(
+    { selectors, cost },
+    { policySet: set, tokenSecret: '', shards, decisionId, only: set.policies[0] },
+  );
+  if (!planned.ok) throw new Error(`bench decision refused: ${planned.refusal.message}`);
+  return engine.decideArgs(planned.plan, 0);
 }

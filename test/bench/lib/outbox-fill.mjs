@@ -1,5 +1,5 @@
 // Outbox entries made the way the decision API makes them: pipelined EVALSHA of the engine's own
-// decide.lua (arguments built with the engine's key helpers, see decide-args.mjs), spread over
+// decide.lua (arguments built by the engine's own planning code, see decide-args.mjs), spread over
 // tenants so that the relay's Kafka keys, shards and partitions spread as in production.
 import { decideArgs } from './decide-args.mjs';
 
