@@ -56,11 +56,9 @@ function edited(base: () => Plain, edit: (event: Plain) => void): string {
 }
 
 describe(parseUsageEvent.name, () => {
-  it('accepts a valid event as a UsageEventV1 instance', () => {
+  it('accepts a valid event as the event it reads', () => {
     const sut = parseUsageEvent(Buffer.from(JSON.stringify(usage())));
-    expect(sut.ok).toBe(true);
-    expect(sut.ok && sut.event).toBeInstanceOf(UsageEventV1);
-    expect(sut.ok && sut.event.data.cost).toBe(3);
+    expect(sut).toEqual({ ok: true, event: usage() });
   });
 
   it('tolerates unknown CloudEvents extension attributes (forward compatibility)', () => {
@@ -168,7 +166,7 @@ describe(parseDecisionEvent.name, () => {
     ['coalesced denials', denied],
   ])('accepts %s', (_, event) => {
     const sut = parseDecisionEvent(JSON.stringify(event()));
-    expect(sut.ok && sut.event).toBeInstanceOf(DecisionEventV1);
+    expect(sut).toEqual({ ok: true, event: event() });
   });
 
   it('accepts cost 0 (a state report is still a decision)', () => {
@@ -203,11 +201,11 @@ describe(parseDecisionEvent.name, () => {
 });
 
 describe(parseLedgerEvent.name, () => {
-  it('picks the class by type', () => {
+  it('validates each event against the schema of its type', () => {
     const a = parseLedgerEvent(JSON.stringify(usage()));
     const b = parseLedgerEvent(JSON.stringify(denied()));
-    expect(a.ok && a.event).toBeInstanceOf(UsageEventV1);
-    expect(b.ok && b.event).toBeInstanceOf(DecisionEventV1);
+    expect(a).toEqual({ ok: true, event: usage() });
+    expect(b).toEqual({ ok: true, event: denied() });
   });
 
   it('rejects an unknown type, and validates the known ones', () => {
@@ -266,13 +264,5 @@ describe('fast guard and class-validator', () => {
     expect(sut.event.data.tenant).toBeUndefined();
     expect(sut.event.data.policies[0]?.windows[0]?.remaining).toBeUndefined();
     expect(JSON.stringify(sut.event)).not.toContain('null');
-  });
-
-  it('gives parsed events their classes down to the windows', () => {
-    const sut = parseUsageEvent(JSON.stringify(usage()));
-    const policy = sut.ok ? sut.event.data.policies[0] : undefined;
-    expect(sut.ok && sut.event.data.constructor.name).toBe('UsageDataV1');
-    expect(policy?.constructor.name).toBe('PolicyOutcomeV1');
-    expect(policy?.windows[0]?.constructor.name).toBe('WindowStateV1');
   });
 });
