@@ -1,7 +1,8 @@
 /**
  * apply-batch.lua's per-key writes (HMGET + HSET, ZMSCORE + ZADD) against a REAL Redis: what they
- * store is what HINCRBY / ZINCRBY would, also for counters beyond a double's integers, fields of one
- * key past the script's chunk size, and values HINCRBY refuses. Shared Redis, a namespace of its own.
+ * store is what HINCRBY / ZINCRBY would (and, for the packed `cost:count` of `keys:` hashes, the
+ * exact decimal sums), also for counters beyond a double's integers, fields of one key past the
+ * script's chunk size, and values that are not counters. Shared Redis, a namespace of its own.
  */
 import {
   ProjectionKeys,
@@ -54,7 +55,8 @@ describe('apply-batch.lua per-key increments', () => {
       // given: counters already there, one beyond a double's exact integers, a fractional score
       const minute = keys.keyUsage('acme', 'p1', 'minute', T0);
       const hour = keys.usage('acme', 'hour', T0);
-      await redis.hset(minute, 'cost:svc', '9007199254740993', 'count:svc', '5');
+      await redis.hset(minute, 'svc', '9007199254740993:5');
+      await redis.hset(keys.keyUsage('acme', 'p1', 'hour', T0), 'svc', '99999999999999999999:1');
       await redis.hset(hour, 'cost:p1', '70368744177664'); // 2^46: just past the script's own sums
       await redis.zadd(keys.topKeys('acme', 'p1', T0), '1.5', 'svc');
       // when
@@ -63,11 +65,12 @@ describe('apply-batch.lua per-key increments', () => {
       // then
       expect(outcome).toEqual({ applied: 6, duplicates: 0 });
       expect(await redis.hgetall(minute)).toEqual({
-        'cost:svc': '9007199254740995', // a double sum would give …994
-        'count:svc': '7',
-        'cost:other': '1',
-        'count:other': '1',
+        svc: '9007199254740995:7', // a double sum would give …994
+        other: '1:1',
       });
+      expect(await redis.hget(keys.keyUsage('acme', 'p1', 'hour', T0), 'svc')).toBe(
+        '100000000000000000001:3',
+      );
       expect(await redis.hgetall(hour)).toEqual({
         'cost:p1': '70368744177667',
         'count:p1': '3',
@@ -88,21 +91,15 @@ describe('apply-batch.lua per-key increments', () => {
   it('writes every field of a key with more fields than one script command takes', async () => {
     const { keys, drop } = namespace();
     try {
-      // given: 1500 keys of one tenant and policy: 3000 fields of one hash, 1500 members of one zset
+      // given: 1500 keys of one tenant and policy: 1500 fields of one hash, 1500 members of one zset
       const day = keys.keyUsage('wide', 'p1', 'day', T0);
-      await redis.hset(day, 'cost:k1499', '10');
+      await redis.hset(day, 'k1499', '10:4');
       const events = Array.from({ length: 1500 }, (_, i) => eventsOf(decision('wide', `k${i}`, 2))).flat();
       // when
       await store.applyBatch(keys.namespace, events, []);
       // then
-      expect(await redis.hlen(day)).toBe(3000);
-      expect(await redis.hmget(day, 'cost:k0', 'count:k0', 'cost:k999', 'cost:k1000', 'cost:k1499')).toEqual([
-        '2',
-        '1',
-        '2',
-        '2',
-        '12',
-      ]);
+      expect(await redis.hlen(day)).toBe(1500);
+      expect(await redis.hmget(day, 'k0', 'k999', 'k1000', 'k1499')).toEqual(['2:1', '2:1', '2:1', '12:5']);
       expect(await redis.zcard(keys.topKeys('wide', 'p1', T0))).toBe(1500);
     } finally {
       await drop();
@@ -115,6 +112,23 @@ describe('apply-batch.lua per-key increments', () => {
       await redis.hset(keys.usage('bad', 'month', T0), 'cost:_all', 'abc');
       const applying = store.applyBatch(keys.namespace, eventsOf(decision('bad', 'svc', 1)), []);
       await expect(applying).rejects.toThrow(/not an integer/);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('fails the step on a per-key value that is not cost:count, before writing anything', async () => {
+    const { keys, drop } = namespace();
+    try {
+      // given
+      const minute = keys.keyUsage('bad', 'p1', 'minute', T0);
+      await redis.hset(minute, 'svc', '12');
+      // when
+      const applying = store.applyBatch(keys.namespace, eventsOf(decision('bad', 'svc', 1)), []);
+      // then: refused, and not one key of the step written
+      await expect(applying).rejects.toThrow(/svc is not cost:count/);
+      expect(await redis.keys(keys.all())).toEqual([minute]);
+      expect(await redis.hgetall(minute)).toEqual({ svc: '12' });
     } finally {
       await drop();
     }

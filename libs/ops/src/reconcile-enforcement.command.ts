@@ -5,7 +5,7 @@ import {
   ProjectionKeys,
   auditEntryFromMember,
   decodeKeyPart,
-  parseUsageField,
+  readKeyUsageHash,
   type AuditEntry,
 } from '@tally/projections';
 import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
@@ -147,9 +147,8 @@ async function readProjected(
     });
   }
   for (const { tenant: t, key } of hashes) {
-    for (const [field, value] of Object.entries(await redis.hgetall(key))) {
-      const parsed = parseUsageField(field);
-      if (parsed?.metric === 'cost') comparison.addProjected(window, t, parsed.name, Number(value));
+    for (const [policyKey, { cost }] of readKeyUsageHash(await redis.hgetall(key))) {
+      comparison.addProjected(window, t, policyKey, cost);
     }
   }
 }

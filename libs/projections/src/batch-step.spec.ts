@@ -34,9 +34,9 @@ describe(batchStepArgs.name, () => {
     const dedup = Array.from({ length: n }, (_, i) => ({ token: `u:${i}`, timeMs: AT }));
     // when
     const sut = batchStepArgs(keys, { ...EMPTY, usage, dedup, applied: n }, [], OPTIONS);
-    // then: one hash group holding every cell, two fields (cost and count) each
-    expect(sut.argv.slice(6 + n, 10 + n)).toEqual([1, 6, n * 2, 'cost:k0']);
-    expect(sut.argv.length).toBeGreaterThan(n * 5);
+    // then: one packed group holding every cell, a field with its cost and count each
+    expect(sut.argv.slice(6 + n, 10 + n)).toEqual([1, 6, n, 'k0']);
+    expect(sut.argv.length).toBeGreaterThan(n * 4);
   });
 
   it('stores only the offsets when nothing is to be applied (a batch of duplicates or dead letters)', () => {
@@ -52,7 +52,7 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:versions',
       'tally:proj:{live}:audit:~',
     ]);
-    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
+    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
   });
 
   it('names every key once and lays out each section as the script legend says', () => {
@@ -95,8 +95,8 @@ describe(batchStepArgs.name, () => {
     expect(sut.keys.slice(4)).toEqual([
       'tally:proj:{live}:ids:20261130T0900Z',
       'tally:proj:{live}:ids:20261130T0800Z',
-      'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
       'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
+      'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
       'tally:proj:{live}:top:acme:p:20261130T0000Z',
       'tally:proj:{live}:audit:acme',
     ]);
@@ -113,18 +113,19 @@ describe(batchStepArgs.name, () => {
       6,
       1,
       'u:E0',
-      // hashes: 2 groups of 2 fields, then their increments
-      2,
+      // packed: 1 group of 1 field (the policy key), its cost, its count
+      1,
       7,
+      1,
+      'k1',
+      5,
+      2,
+      // hashes: 1 group of 2 fields, then their increments
+      1,
+      8,
       2,
       'cost:p',
       'count:p',
-      5,
-      2,
-      8,
-      2,
-      'cost:k1',
-      'count:k1',
       5,
       2,
       // zsets: 1 group of 1 member, then its increment
@@ -176,23 +177,24 @@ describe(batchStepArgs.name, () => {
     ]);
     expect(sut.argv.slice(3, -3)).toEqual([
       0,
+      // packed: two groups; k1 twice in the first, summed (cost 2 + 5, count 1 + 1)
       2,
       5,
-      4,
-      'cost:k1',
-      'count:k1',
-      'cost:k2',
-      'count:k2',
-      7,
       2,
+      'k1',
+      'k2',
+      7,
       3,
+      2,
       1,
       6,
-      2,
-      'cost:k1',
-      'count:k1',
+      1,
+      'k1',
       4,
       1,
+      // hashes: none
+      0,
+      // zsets
       1,
       7,
       2,
@@ -210,6 +212,15 @@ describe(batchStepArgs.name, () => {
     };
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
     expect(sut.keys).toHaveLength(4);
-    expect(sut.argv.slice(3, 10)).toEqual([0, 0, 0, 1, 4, AT, '["E2","degraded",null,null,null,1,{},"v1"]']);
+    expect(sut.argv.slice(3, 11)).toEqual([
+      0,
+      0,
+      0,
+      0,
+      1,
+      4,
+      AT,
+      '["E2","degraded",null,null,null,1,{},"v1"]',
+    ]);
   });
 });

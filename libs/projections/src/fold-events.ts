@@ -68,12 +68,13 @@ export class EventFolding {
   constructor(private readonly context: FoldContext = {}) {}
 
   /**
-   * What the step of the delta writes: a field per usage metric, a member per top key, a token per
-   * event, a row per audit entry. Redis time of a step grows with it, whatever the event count.
+   * What the step of the delta writes: a field per policy key (cost and count in one), two per
+   * policy total, a member per top key, a token per event, a row per audit entry. Redis time of a
+   * step grows with it, whatever the event count.
    */
   get cells(): number {
     return (
-      2 * (this.usage.length + this.totals.length) + this.top.length + this.dedup.length + this.audit.length
+      this.usage.length + 2 * this.totals.length + this.top.length + this.dedup.length + this.audit.length
     );
   }
 

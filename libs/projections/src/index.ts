@@ -54,7 +54,7 @@ export {
   type UsageKeyParts,
   type UsageMetric,
 } from './projection-keys';
-export { readUsageHash } from './usage-hash';
+export { readKeyUsageHash, readUsageHash } from './usage-hash';
 export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold-events';
 export type {
   DedupMark,

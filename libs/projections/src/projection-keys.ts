@@ -13,7 +13,7 @@ import { bucketStart, isGranularity, type Granularity } from './granularity';
  *   tally:proj:{<ns>}:versions                         hash    policy-set version → first seen (epoch ms)
  *   tally:proj:{<ns>}:ids:<hour b>                     set     dedup tokens `u:<id>` / `d:<id>` of that event hour
  *   tally:proj:{<ns>}:usage:<t>:<gran>:<b>             hash    `cost:<policy>` / `count:<policy>`, all keys summed
- *   tally:proj:{<ns>}:keys:<t>:<policy>:<gran>:<b>     hash    `cost:<key>` / `count:<key>` per policy key
+ *   tally:proj:{<ns>}:keys:<t>:<policy>:<gran>:<b>     hash    `<key>` → `<cost>:<count>` per policy key
  *   tally:proj:{<ns>}:top:<t>:<policy>:<day b>         zset    policy key → cost that day (top keys)
  *   tally:proj:{<ns>}:audit:<t>                        zset    score = time ms, member = `auditMember(entry)`
  *
@@ -24,6 +24,9 @@ import { bucketStart, isGranularity, type Granularity } from './granularity';
  * - `{<ns>}` is a hash tag (deliberately not plain `<ns>` as first sketched): the projector applies a
  *   batch and stores its offsets in ONE atomic step, which on Redis Cluster needs every key of the
  *   namespace in one slot. `active` and `namespaces` are global and written outside that step.
+ * - A `keys:` field holds cost and count in one value (`keyUsageValue`): these hashes take most of
+ *   the cells a step writes (a policy key is rarely met twice in a step), and one field per key
+ *   instead of two halves both what a step writes and the hashes Redis scans to write it.
  * - Dedup ids are partitioned by the event's UTC hour: a re-published event has the same id AND the
  *   same time, so it always meets its twin in the same set, and old sets can expire whole.
  * - Tenants (free text) are percent-encoded so keys split on ':' unambiguously; `~` is "no tenant"
@@ -88,9 +91,19 @@ export function parseBucketToken(token: string): number | null {
 
 export type UsageMetric = 'cost' | 'count';
 
-/** Field of a usage hash: `cost:<policy>` in `usage:` hashes, `cost:<key>` in `keys:` hashes. */
+/** Field of a `usage:` hash: `cost:<policy>` / `count:<policy>`. */
 export function usageField(metric: UsageMetric, name: string): string {
   return `${metric}:${name}`;
+}
+
+/** Value of a `keys:` hash field (the field is the policy key itself): `<cost>:<count>`. */
+export function keyUsageValue(cost: number, count: number): string {
+  return `${cost}:${count}`;
+}
+
+export function parseKeyUsageValue(value: string): { cost: number; count: number } | null {
+  const m = /^(\d+):(\d+)$/.exec(value);
+  return m === null ? null : { cost: Number(m[1]), count: Number(m[2]) };
 }
 
 export function parseUsageField(field: string): { metric: UsageMetric; name: string } | null {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeTotals, isZeroTotals, ZERO_TOTALS } from './totals';
-import { readUsageHash } from './usage-hash';
+import { readKeyUsageHash, readUsageHash } from './usage-hash';
 
 describe(readUsageHash.name, () => {
   it('groups cost and count fields by name and ignores foreign fields', () => {
@@ -16,6 +16,23 @@ describe(readUsageHash.name, () => {
       ['a', { cost: 7, count: 2 }],
       ['b', { cost: 0, count: 1 }],
       ['svc:42', { cost: 3, count: 0 }],
+    ]);
+  });
+});
+
+describe(readKeyUsageHash.name, () => {
+  it('reads cost:count per policy key, keys with any characters, and skips malformed values', () => {
+    const sut = readKeyUsageHash({
+      'svc:42': '7:2',
+      k: '0:1',
+      bad: '7',
+      worse: '1:x',
+      big: '9007199254740993:1',
+    });
+    expect([...sut]).toEqual([
+      ['svc:42', { cost: 7, count: 2 }],
+      ['k', { cost: 0, count: 1 }],
+      ['big', { cost: 9007199254740992, count: 1 }],
     ]);
   });
 });

@@ -14,15 +14,19 @@ ARGV:
            audit set this batch writes
   ARGV[2]  dedup set lifetime, ms, renewed on every write to the set
   ARGV[3]  events applied (added to meta `events`)
-  then six sections, each a count n followed by its records:
+  then seven sections, each a count n followed by its records:
     dedup    n groups of (key index, m, token * m)  every token must be absent, else nothing is written
-    hashes   n groups of (key index, m, field * m, increment * m)   usage and per-key usage
-                                                    hashes; each field once per group; HINCRBY results
+    packed   n groups of (key index, m, field * m, cost * m, count * m)   per-key usage hashes: field
+                                                    = policy key, value `<cost>:<count>` (decimal);
+                                                    each field once per group
+    hashes   n groups of (key index, m, field * m, increment * m)   usage (per policy) hashes;
+                                                    each field once per group; HINCRBY results
     zsets    n groups of (key index, m, member * m, increment * m)  top keys; ZINCRBY results
     audit    n of (key index, score, member)        ZADD LT: a re-applied row keeps its earliest time
     reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
     offsets  n of (field, next offset)              stored only when higher than the stored offset
 Reply:
+  error                 a packed value that is not `<digits>:<digits>`: NOTHING was written
   {0}                   applied (offsets stored)
   {1, token, token, …}  these dedup tokens are already applied: NOTHING was written; the caller folds
                         the batch again without them and retries
@@ -72,6 +76,49 @@ if #seen > 0 then
   return reply
 end
 
+-- 2. Per-key usage is read and summed before any write, so a malformed stored value fails the step
+--    with nothing written. A `keys:` field holds cost and count together: one field per policy key
+--    halves what the hottest hashes hold and what each step reads and writes (most keys of a step
+--    are distinct, so these are most of its cells).
+local function plus(a, b)
+  -- Doubles are exact below 2^53: decimal strings shorter than 16 digits add as numbers.
+  if #a < 16 and #b < 16 then
+    return string.format('%d', tonumber(a) + tonumber(b))
+  end
+  local out, carry, i, j = {}, 0, #a, #b
+  while i > 0 or j > 0 or carry > 0 do
+    local d = carry + (i > 0 and a:byte(i) - 48 or 0) + (j > 0 and b:byte(j) - 48 or 0)
+    out[#out + 1] = string.char(48 + d % 10)
+    carry = math.floor(d / 10)
+    i, j = i - 1, j - 1
+  end
+  return string.reverse(table.concat(out))
+end
+
+local packed = {}
+for g = 1, tonumber(take()) do
+  local k, m = key(take()), tonumber(take())
+  local writes, w = {}, 0
+  for i = at, at + m - 1, CHUNK do
+    local last = math.min(i + CHUNK - 1, at + m - 1)
+    local current = redis.call('HMGET', k, unpack(ARGV, i, last))
+    for f = i, last do
+      local cost, count, stored = ARGV[f + m], ARGV[f + 2 * m], current[f - i + 1]
+      if stored then
+        local c, n = string.match(stored, '^(%d+):(%d+)$')
+        if not c then
+          return redis.error_reply('ERR apply-batch: ' .. k .. ' field ' .. ARGV[f] .. ' is not cost:count')
+        end
+        cost, count = plus(c, cost), plus(n, count)
+      end
+      writes[w + 1], writes[w + 2] = ARGV[f], cost .. ':' .. count
+      w = w + 2
+    end
+  end
+  packed[g] = { k, writes, w }
+  at = at + 3 * m
+end
+
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -81,6 +128,13 @@ for _, group in ipairs(groups) do
     redis.call('SADD', k, unpack(ARGV, i, math.min(i + CHUNK - 1, last)))
   end
   redis.call('PEXPIRE', k, dedup_ttl)
+end
+
+for _, group in ipairs(packed) do
+  local k, writes, w = group[1], group[2], group[3]
+  for i = 1, w, 2 * CHUNK do
+    redis.call('HSET', k, unpack(writes, i, math.min(i + 2 * CHUNK - 1, w)))
+  end
 end
 
 -- Increments are applied per key, not per field: one read and one write command for all the fields
