@@ -1,7 +1,9 @@
 // npm run bench: build the tree, then run the benchmarks against the built apps, printed figures:
 //   hot-path  test/bench/hot-path.bench.mjs (decision API vs its raw ceilings, shared or private Redis)
 //   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
-// `npm run bench` runs both, hot-path first; `npm run bench -- ledger` (or `hot-path`) runs one.
+//   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
+// `npm run bench` runs all three in that order; `npm run bench -- replay` (or any of the names) runs
+// the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
 
@@ -13,6 +15,7 @@ if (major < 22) {
 const BENCHES = {
   'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
+  replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
 };
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
