@@ -108,13 +108,33 @@ function toBatch({ batch }: EachBatchPayload): LedgerBatch {
 }
 
 function toRecord(message: KafkaMessage): LedgerRecord {
-  return {
-    offset: message.offset,
-    key: message.key === null ? null : message.key.toString('utf8'),
-    value: message.value,
-    headers: toHeaders(message.headers),
-    timestamp: message.timestamp,
-  };
+  return new KafkajsRecord(message);
+}
+
+/**
+ * A record as kafkajs decoded it. Key and headers are decoded when read: the projector reads
+ * neither for a valid event (only a dead letter copies them), and decoding them for every record
+ * showed in its profile.
+ */
+class KafkajsRecord implements LedgerRecord {
+  readonly offset: string;
+  readonly value: Buffer | null;
+  readonly timestamp: string;
+  private decodedHeaders?: Record<string, string>;
+
+  constructor(private readonly message: KafkaMessage) {
+    this.offset = message.offset;
+    this.value = message.value;
+    this.timestamp = message.timestamp;
+  }
+
+  get key(): string | null {
+    return this.message.key === null ? null : this.message.key.toString('utf8');
+  }
+
+  get headers(): Record<string, string> {
+    return (this.decodedHeaders ??= toHeaders(this.message.headers));
+  }
 }
 
 function toHeaders(headers: IHeaders | undefined): Record<string, string> {

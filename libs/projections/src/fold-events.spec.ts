@@ -180,6 +180,25 @@ describe(foldEvents.name, () => {
     ]);
   });
 
+  it("reads the relay's own time spelling to the millisecond, as Date.parse does", () => {
+    // given times across minutes, hours, a month and a year end, and the edges of a second
+    const times = [
+      '2026-11-30T23:59:59.999Z',
+      '2026-12-01T00:00:00.000Z',
+      '2026-12-31T23:59:59.001Z',
+      '2027-01-01T00:00:00.500Z',
+      '2026-11-30T09:41:27.500Z',
+      '2026-11-30T09:41:59.999Z',
+    ];
+    const events = times.map((time, i) =>
+      Object.assign(usage({ id: `01JD5Z8M3KQ7W4X9T2B6N0R1${String(i).padStart(2, '0')}` }), { time }),
+    );
+    // when
+    const sut = foldEvents(events);
+    // then
+    expect(sut.dedup.map((d) => d.timeMs)).toEqual(times.map((t) => Date.parse(t)));
+  });
+
   it('charges every applicable policy the full cost', () => {
     const two = payload({
       policies: [
