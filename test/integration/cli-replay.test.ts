@@ -93,10 +93,12 @@ describe('tally replay / projections / reconcile', () => {
       }
       decisions.push(m.decision);
     }
-    for (let i = 0; i < usage.length; i += 5000)
-      await ledger.producer.send(topics.usage, usage.slice(i, i + 5000));
-    for (let i = 0; i < decisions.length; i += 5000) {
-      await ledger.producer.send(topics.decision, decisions.slice(i, i + 5000));
+    // 1000 messages of ~700 bytes stay under the broker's 1 MiB batch limit even when every tenant
+    // of the run (random names) hashes to the same partition.
+    for (let i = 0; i < usage.length; i += 1000)
+      await ledger.producer.send(topics.usage, usage.slice(i, i + 1000));
+    for (let i = 0; i < decisions.length; i += 1000) {
+      await ledger.producer.send(topics.decision, decisions.slice(i, i + 1000));
     }
   }, 300_000);
 

@@ -121,10 +121,12 @@ export async function replay(
     async (topic, partition, batch) => {
       for (let i = 0; i < batch.length; i += SLICE_RECORDS) {
         const records = batch.slice(i, i + SLICE_RECORDS);
-        const { events, rejected } = sortBatch({ topic, partition, highWatermark: '0', records }, expected);
+        const { events, values, rejected } = sortBatch({ topic, records }, expected);
         invalid += rejected.length;
         const last = records[records.length - 1].offset;
-        await sink.add(events, { topic, partition, nextOffset: nextOffset(last) });
+        await sink.add(events, { topic, partition, nextOffset: nextOffset(last) }, values);
+        // Lets Redis replies in between slices, so the next step goes out as soon as one is applied.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
     {

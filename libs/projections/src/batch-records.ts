@@ -12,6 +12,8 @@ export interface SortedBatch {
   readonly events: LedgerEvent[];
   /** The record offset of each event of `events`, index for index. */
   readonly offsets: string[];
+  /** The message each event of `events` was parsed from, index for index (see `StepWriter.add`). */
+  readonly values: Buffer[];
   readonly rejected: Rejected[];
 }
 
@@ -21,9 +23,13 @@ export interface SortedBatch {
  * topic before the batch's offsets move past it. `expectedTypes` maps a topic to its event type
  * (a topic not in the map accepts either type).
  */
-export function sortBatch(batch: LedgerBatch, expectedTypes: Readonly<Record<string, string>>): SortedBatch {
+export function sortBatch(
+  batch: Pick<LedgerBatch, 'topic' | 'records'>,
+  expectedTypes: Readonly<Record<string, string>>,
+): SortedBatch {
   const events: LedgerEvent[] = [];
   const offsets: string[] = [];
+  const values: Buffer[] = [];
   const rejected: Rejected[] = [];
   const expected = expectedTypes[batch.topic];
   for (const record of batch.records) {
@@ -38,9 +44,10 @@ export function sortBatch(batch: LedgerBatch, expectedTypes: Readonly<Record<str
     } else {
       events.push(parsed.event);
       offsets.push(record.offset);
+      values.push(record.value);
     }
   }
-  return { events, offsets, rejected };
+  return { events, offsets, values, rejected };
 }
 
 /**

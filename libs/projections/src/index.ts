@@ -73,7 +73,7 @@ export {
 } from './diff-projections';
 export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
-export { ProjectionStore, type ApplyOutcome, type PreparedStep } from './projection.store';
+export { ProjectionStore, type ApplyOutcome, type PreparedStep, type StepEvents } from './projection.store';
 export { StepWriter } from './step-writer';
 export {
   ProjectionQueries,

@@ -19,12 +19,20 @@ export interface ApplyOutcome {
  */
 export interface PreparedStep {
   readonly namespace: string;
-  readonly events: readonly LedgerEvent[];
+  /** Only read when the step must be folded again (`StepEvents`). */
+  readonly events: StepEvents;
   readonly offsets: readonly OffsetMark[];
   readonly applied: number;
   readonly duplicates: number;
   readonly args: BatchStepArgs;
 }
+
+/**
+ * The events of a step, for the rare refold (some were applied meanwhile): as they were folded, or
+ * read again from their records. A writer that keeps the records instead of the parsed events lets
+ * every parsed event die young, which is a tenth of the projector's CPU in garbage collection.
+ */
+export type StepEvents = readonly LedgerEvent[] | (() => readonly LedgerEvent[]);
 
 /** A step that keeps meeting newly applied events is a bug or a storm; give the batch back to Kafka. */
 const MAX_ATTEMPTS = 8;
@@ -99,9 +107,9 @@ export class ProjectionStore {
    */
   prepareStep(
     namespace: string,
-    events: readonly LedgerEvent[],
+    events: StepEvents,
     offsets: readonly OffsetMark[],
-    delta: ProjectionDelta = foldEvents(events),
+    delta: ProjectionDelta = foldEvents(eventsOf(events)),
   ): PreparedStep {
     const args = batchStepArgs(new ProjectionKeys(namespace), delta, offsets, this.options);
     return { namespace, events, offsets, applied: delta.applied, duplicates: delta.duplicates, args };
@@ -112,11 +120,13 @@ export class ProjectionStore {
     const keys = new ProjectionKeys(step.namespace);
     const known = new Set<string>();
     let { args, applied, duplicates } = step;
+    let events: readonly LedgerEvent[] | undefined;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const reply = await runApplyBatch(this.redis, args);
       if (reply.kind === 'applied') return { applied, duplicates };
       for (const token of reply.tokens) known.add(token);
-      const delta = foldEvents(step.events, { isApplied: (token) => known.has(token) });
+      events ??= eventsOf(step.events);
+      const delta = foldEvents(events, { isApplied: (token) => known.has(token) });
       args = batchStepArgs(keys, delta, step.offsets, this.options);
       ({ applied, duplicates } = delta);
     }
@@ -124,4 +134,8 @@ export class ProjectionStore {
       `batch not applied after ${MAX_ATTEMPTS} attempts: events keep being applied concurrently`,
     );
   }
+}
+
+function eventsOf(events: StepEvents): readonly LedgerEvent[] {
+  return typeof events === 'function' ? events() : events;
 }

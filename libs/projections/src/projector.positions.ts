@@ -17,17 +17,45 @@ export class ProjectorPositions {
   private consumer?: LedgerConsumer;
   private restored: Promise<boolean> = Promise.resolve(false);
   private failed = false;
+  private seeks = 0;
 
   constructor(
     private readonly store: ProjectionStore,
     @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
   ) {}
 
-  /** The namespace batches go to, and whether positions for it are restored (await it). */
-  current(): { readonly namespace: string; readonly restored: Promise<boolean> } {
+  /**
+   * The namespace batches go to, whether positions for it are restored (await it), and the
+   * generation of the positions: it changes with every restore, so a batch taken under an older
+   * one was fetched before a seek and must not be applied.
+   */
+  current(): {
+    readonly namespace: string;
+    readonly restored: Promise<boolean>;
+    readonly generation: number;
+  } {
     // A failed restore (Redis or Kafka blip) is retried by the next batch that asks.
     if (this.failed) this.restore();
-    return { namespace: this.namespace, restored: this.restored };
+    return { namespace: this.namespace, restored: this.restored, generation: this.seeks };
+  }
+
+  get generation(): number {
+    return this.seeks;
+  }
+
+  /**
+   * Seeks every assigned partition back to the offsets stored in Redis: after a failed step, the
+   * consumer has read past records that were never applied.
+   */
+  resync(): void {
+    if (this.consumer !== undefined) this.restore();
+  }
+
+  /** Kafka's commits follow the offsets steps stored (visibility only: lag for the group tools). */
+  async commit(offsets: readonly { topic: string; partition: number; nextOffset: string }[]): Promise<void> {
+    await this.consumer?.commitOffsets(
+      offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.nextOffset })),
+    );
   }
 
   get activeNamespace(): string {
@@ -60,6 +88,7 @@ export class ProjectorPositions {
 
   private restore(): void {
     this.failed = false;
+    this.seeks++;
     const { consumer, namespace, assignment } = this;
     this.restored = this.seekAll(consumer, namespace, assignment).then(
       () => true,

@@ -66,7 +66,8 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     const consumer = this.consumer;
     this.consumer = undefined;
     if (consumer !== undefined) {
-      await consumer.stop(); // returns once the batch in flight is finished
+      await consumer.stop(); // returns once the batches in flight are handed over
+      await this.batches.drain(); // applies every batch handed over
       await consumer.disconnect(); // leaves the group
     }
     this.state = 'stopped';

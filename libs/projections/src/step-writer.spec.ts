@@ -139,6 +139,31 @@ describe(StepWriter.name, () => {
     expect(store.running).toHaveLength(1);
   });
 
+  it('cuts what is pending on request, and tells each applied step with its offsets, in order', async () => {
+    const store = new FakeStore();
+    const told: [number, readonly OffsetMark[]][] = [];
+    const sut = new StepWriter(store, 'live', 1_000, (outcome, offsets) =>
+      told.push([outcome.applied, offsets]),
+    );
+    await sut.add([usage(1)], mark(0, '1'));
+    await sut.cutPending();
+    await sut.add([usage(2), usage(3)], mark(1, '8'));
+    // the second step waits for the first, as a cut by the budget does
+    const second = sut.cutPending();
+    await tick();
+    store.release();
+    await second;
+    await sut.cutPending(); // nothing pending: no step
+    await tick();
+    store.release();
+    await sut.flush();
+    expect(store.steps.map((s) => s.events)).toEqual([1, 2]);
+    expect(told).toEqual([
+      [1, [mark(0, '1')]],
+      [2, [mark(1, '8')]],
+    ]);
+  });
+
   it('passes the delta it folded as events came, equal to folding the step at once', async () => {
     const store = new FakeStore();
     const sut = new StepWriter(store, 'live', 1_000);

@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '@tally/events';
+import { parseLedgerEvent, type LedgerEvent } from '@tally/events';
 import type { OffsetMark } from './batch-step';
 import { EventFolding } from './fold-events';
 import { offsetField } from './projection-keys';
@@ -19,6 +19,7 @@ import type { ApplyOutcome, ProjectionStore } from './projection.store';
 export class StepWriter {
   private folding = new EventFolding();
   private events: LedgerEvent[] = [];
+  private records: (Buffer | string)[] = [];
   private offsets = new Map<string, OffsetMark>();
   private tail: Promise<void> = Promise.resolve();
   private outcome = { applied: 0, duplicates: 0 };
@@ -27,14 +28,23 @@ export class StepWriter {
     private readonly store: Pick<ProjectionStore, 'prepareStep' | 'applyStep'>,
     private readonly namespace: string,
     private readonly maxCells: number,
+    /** Told of every applied step, in order, with the offsets it stored. */
+    private readonly onStep?: (outcome: ApplyOutcome, offsets: readonly OffsetMark[]) => void,
   ) {}
 
-  /** Adds events that reach `offset` (per partition, the highest mark wins). */
-  async add(events: readonly LedgerEvent[], offset: OffsetMark): Promise<void> {
-    for (const event of events) {
-      this.folding.add(event);
-      this.events.push(event);
-    }
+  /**
+   * Adds events that reach `offset` (per partition, the highest mark wins). With `records` (the
+   * message each event was parsed from, index for index) the step keeps those instead of the events
+   * for a refold, so the parsed events are garbage as soon as they are folded.
+   */
+  async add(
+    events: readonly LedgerEvent[],
+    offset: OffsetMark,
+    records?: readonly (Buffer | string)[],
+  ): Promise<void> {
+    for (const event of events) this.folding.add(event);
+    if (records === undefined) for (const event of events) this.events.push(event);
+    else for (const record of records) this.records.push(record);
     const id = offsetField(offset.topic, offset.partition);
     const known = this.offsets.get(id);
     if (known === undefined || BigInt(known.nextOffset) < BigInt(offset.nextOffset))
@@ -42,31 +52,49 @@ export class StepWriter {
     if (this.folding.cells >= this.maxCells) await this.cut();
   }
 
+  /**
+   * Cuts a step of what is pending, however small (nothing more is coming for now: waiting for the
+   * budget would only add lag). Returns like `add`, once the step before it is applied.
+   */
+  async cutPending(): Promise<void> {
+    if (this.events.length > 0 || this.records.length > 0 || this.offsets.size > 0) await this.cut();
+  }
+
   /** Writes what is left and resolves once every step is applied, with the totals of all steps. */
   async flush(): Promise<ApplyOutcome> {
-    if (this.events.length > 0 || this.offsets.size > 0) await this.cut();
+    await this.cutPending();
     await this.tail;
     return { ...this.outcome };
   }
 
   private async cut(): Promise<void> {
+    const { events, records } = this;
     const step = this.store.prepareStep(
       this.namespace,
-      this.events,
+      records.length === 0 ? events : () => [...events, ...records.map(reparse)],
       [...this.offsets.values()],
       this.folding.delta(),
     );
     this.folding = new EventFolding();
     this.events = [];
+    this.records = [];
     this.offsets = new Map();
     const previous = this.tail;
     this.tail = previous.then(async () => {
       const outcome = await this.store.applyStep(step);
       this.outcome.applied += outcome.applied;
       this.outcome.duplicates += outcome.duplicates;
+      this.onStep?.(outcome, step.offsets);
     });
     // Observed here so a failure waiting for the next add/flush is not an unhandled rejection.
     this.tail.catch(() => undefined);
     await previous;
   }
+}
+
+/** A record the writer folded parsed as a valid event once: it does again. */
+function reparse(record: Buffer | string): LedgerEvent {
+  const parsed = parseLedgerEvent(record);
+  if (!parsed.ok) throw new Error(`a folded record no longer parses: ${parsed.reason}`);
+  return parsed.event;
 }
