@@ -121,16 +121,17 @@ export class ProjectorBatchHandler {
     for (;;) {
       const handed = await this.queue.take();
       if (handed === undefined) break;
+      const writer = this.writerOf(handed.namespace);
       try {
-        await this.apply(handed);
+        await this.apply(writer, handed);
         // Nothing else waiting: write what is folded now rather than wait for the step budget.
-        if (this.queue.length === 0) await this.writerOf(handed.namespace).cutPending();
+        if (this.queue.length === 0) await writer.cutPending();
       } catch (error) {
-        this.failed(handed.namespace, error);
+        this.failed(handed.namespace, writer, error);
       }
     }
     for (const [namespace, writer] of this.writers) {
-      await writer.flush().catch((error: unknown) => this.failed(namespace, error));
+      await writer.flush().catch((error: unknown) => this.failed(namespace, writer, error));
     }
   }
 
@@ -140,13 +141,12 @@ export class ProjectorBatchHandler {
    * Slices keep the parsed events few and short-lived, and bound how far a step runs past its
    * budget.
    */
-  private async apply({ batch, namespace, generation }: Handed): Promise<void> {
+  private async apply(writer: StepWriter, { batch, generation }: Handed): Promise<void> {
     if (generation !== this.positions.generation) {
       this.metrics.dropped.inc({ reason: 'repositioned' });
       return;
     }
     const timer = this.metrics.batchSeconds.startTimer();
-    const writer = this.writerOf(namespace);
     const { topic, partition, records } = batch;
     for (let i = 0; i < records.length; i += SLICE_RECORDS) {
       const slice = records.slice(i, i + SLICE_RECORDS);
@@ -177,9 +177,11 @@ export class ProjectorBatchHandler {
   private writerOf(namespace: string): StepWriter {
     let writer = this.writers.get(namespace);
     if (writer === undefined) {
-      writer = new StepWriter(this.store, namespace, this.options.stepCells, (outcome, offsets) =>
-        this.stepApplied(outcome, offsets),
-      );
+      const created: StepWriter = new StepWriter(this.store, namespace, this.options.stepCells, {
+        onStep: (outcome, offsets) => this.stepApplied(outcome, offsets),
+        onFailure: (error) => this.failed(namespace, created, error),
+      });
+      writer = created;
       this.writers.set(namespace, writer);
     }
     return writer;
@@ -197,9 +199,11 @@ export class ProjectorBatchHandler {
 
   /**
    * A step (or a dead-letter send) failed: what the writer held is gone, and kafkajs has read past
-   * it. Start over from Redis: drop the waiting batches and seek every partition back.
+   * it. Start over from Redis: drop the waiting batches and seek every partition back. Told once per
+   * writer, whether the failure surfaced in the loop or in the writer's own step.
    */
-  private failed(namespace: string, error: unknown): void {
+  private failed(namespace: string, writer: StepWriter, error: unknown): void {
+    if (this.writers.get(namespace) !== writer) return;
     this.logger.error(`applying to ${namespace} failed, resuming from its stored offsets: ${String(error)}`);
     this.writers.delete(namespace);
     this.metrics.dropped.inc({ reason: 'repositioned' }, this.queue.clear());

@@ -129,12 +129,14 @@ describe(StepWriter.name, () => {
   it('fails the next add and the flush after a failed step, and sends no later step', async () => {
     const store = new FakeStore();
     store.fail = true;
-    const sut = new StepWriter(store, 'live', 1);
+    const failures: unknown[] = [];
+    const sut = new StepWriter(store, 'live', 1, { onFailure: (error) => failures.push(error) });
     await sut.add([usage(1)], mark(0, '1'));
     const next = sut.add([usage(2)], mark(0, '2'));
     await tick();
     store.release();
     await expect(next).rejects.toThrow('redis down');
+    expect(failures).toEqual([new Error('redis down')]);
     await expect(sut.flush()).rejects.toThrow('redis down');
     expect(store.running).toHaveLength(1);
   });
@@ -142,9 +144,9 @@ describe(StepWriter.name, () => {
   it('cuts what is pending on request, and tells each applied step with its offsets, in order', async () => {
     const store = new FakeStore();
     const told: [number, readonly OffsetMark[]][] = [];
-    const sut = new StepWriter(store, 'live', 1_000, (outcome, offsets) =>
-      told.push([outcome.applied, offsets]),
-    );
+    const sut = new StepWriter(store, 'live', 1_000, {
+      onStep: (outcome, offsets) => told.push([outcome.applied, offsets]),
+    });
     await sut.add([usage(1)], mark(0, '1'));
     await sut.cutPending();
     await sut.add([usage(2), usage(3)], mark(1, '8'));

@@ -4,6 +4,13 @@ import { EventFolding } from './fold-events';
 import { offsetField } from './projection-keys';
 import type { ApplyOutcome, ProjectionStore } from './projection.store';
 
+export interface StepHooks {
+  /** Told of every applied step, in order, with the offsets it stored. */
+  readonly onStep?: (outcome: ApplyOutcome, offsets: readonly OffsetMark[]) => void;
+  /** Told once, of the first failed step: no later step of this writer will be sent. */
+  readonly onFailure?: (error: unknown) => void;
+}
+
 /**
  * Writes events into a namespace in atomic steps (`ProjectionStore.applyStep`) cut by their Redis
  * cost: a step closes once its delta holds `maxCells` cells (`EventFolding.cells`), whatever the
@@ -23,13 +30,13 @@ export class StepWriter {
   private offsets = new Map<string, OffsetMark>();
   private tail: Promise<void> = Promise.resolve();
   private outcome = { applied: 0, duplicates: 0 };
+  private failure?: unknown;
 
   constructor(
     private readonly store: Pick<ProjectionStore, 'prepareStep' | 'applyStep'>,
     private readonly namespace: string,
     private readonly maxCells: number,
-    /** Told of every applied step, in order, with the offsets it stored. */
-    private readonly onStep?: (outcome: ApplyOutcome, offsets: readonly OffsetMark[]) => void,
+    private readonly hooks: StepHooks = {},
   ) {}
 
   /**
@@ -84,10 +91,15 @@ export class StepWriter {
       const outcome = await this.store.applyStep(step);
       this.outcome.applied += outcome.applied;
       this.outcome.duplicates += outcome.duplicates;
-      this.onStep?.(outcome, step.offsets);
+      this.hooks.onStep?.(outcome, step.offsets);
     });
-    // Observed here so a failure waiting for the next add/flush is not an unhandled rejection.
-    this.tail.catch(() => undefined);
+    // Observed here so a failure waiting for the next add/flush is not an unhandled rejection, and
+    // told at once: an idle writer may see no next add for a long time.
+    this.tail.catch((error: unknown) => {
+      if (this.failure !== undefined) return;
+      this.failure = error;
+      this.hooks.onFailure?.(error);
+    });
     await previous;
   }
 }
