@@ -7,7 +7,9 @@
 //   3. outbox depth while the decision API runs at its maximum rate (autocannon, BENCH_CONNECTIONS):
 //      sampled every 250 ms; bounded = no sustained growth; then the time to drain;
 //   4. decision → projection lag at half that rate: marker decisions of fresh tenants, each looked
-//      for in the projection every 10 ms after its response; p50/p99.
+//      for in the projection every 10 ms after its response; p50/p99;
+//   5. scale-out: two projector members on the same cores rebuild a fresh namespace from the start of
+//      both topics (the events of every phase above).
 // Rates run from the first progress seen to the end (a process's boot and group join are excluded).
 // Settings (env): BENCH_LEDGER_DECISIONS (100000), BENCH_LEDGER_PARTITIONS (12), BENCH_LEDGER_TENANTS
 // (1000), BENCH_LEDGER_LOAD_SECONDS (20), BENCH_CONNECTIONS (64), BENCH_WARMUP (3 s), BENCH_DIST (a
@@ -51,6 +53,7 @@ const settings = {
 const TOPICS = { usage: 'tally.usage.v1', decision: 'tally.decision.v1' };
 const RAW_TOPICS = { usage: 'bench.raw.usage.v1', decision: 'bench.raw.decision.v1' };
 const NAMESPACE = 'live'; // the projector's default namespace, fresh on the private stack
+const SCALE_NAMESPACE = 'scale2';
 const log = (line) => process.stdout.write(`[ledger] ${line}\n`);
 
 export async function runLedgerBench() {
@@ -102,7 +105,8 @@ export async function runLedgerBench() {
       maxWaitTimeMs: settings.maxWaitTimeMs,
     });
     log('starting the projector on a fresh namespace');
-    running.push(await startProjector(stack, settings, log));
+    const projectorApp = await startProjector(stack, settings, log);
+    running.push(projectorApp);
     const stored = async () =>
       Object.values(await redis.hgetall(keys.offsets())).reduce((sum, o) => sum + Number(o), 0);
     const projectorDrain = await watchProgress(stored, produced);
@@ -192,13 +196,31 @@ export async function runLedgerBench() {
     };
     log(`lag: p50 ${lag.p50} ms, p99 ${lag.p99} ms over ${lag.samples} markers`);
 
-    const figures = { settings, relay, rawProducer, projector, rawConsumer, outbox, lag };
+    // 5. scale-out: two projector members on the same cores, rebuilding a fresh namespace from the
+    //    start of both topics (everything the phases above published)
+    await projectorApp.stop();
+    running.splice(running.indexOf(projectorApp), 1);
+    const scaled = new projections.ProjectionKeys(SCALE_NAMESPACE);
+    await redis.sadd(projections.NAMESPACES_KEY, SCALE_NAMESPACE);
+    await redis.set(projections.ACTIVE_NAMESPACE_KEY, SCALE_NAMESPACE);
+    const total = await endOffsets(admin, Object.values(TOPICS));
+    log(`two projector members over the ${total} events of both topics, fresh namespace`);
+    for (let i = 0; i < 2; i++) running.push(await startProjector(stack, settings, log));
+    const scaledDrain = await watchProgress(
+      async () => Object.values(await redis.hgetall(scaled.offsets())).reduce((sum, o) => sum + Number(o), 0),
+      total,
+    );
+    const twoMembers = { ...scaledDrain, eventsPerSec: scaledDrain.perSec };
+    log(`two projector members: ${twoMembers.eventsPerSec} events/s`);
+
+    const figures = { settings, relay, rawProducer, projector, twoMembers, rawConsumer, outbox, lag };
     const ratios = {
       relayVsRawProducer: round(relay.eventsPerSec / rawProducer.eventsPerSec, 3),
       projectorVsRawConsumer: round(projector.eventsPerSec / rawConsumer.eventsPerSec, 3),
     };
     const met = {
       projectorEventsPerSec: projector.eventsPerSec >= LEDGER_TARGETS.projectorEventsPerSec,
+      twoMembersEventsPerSec: twoMembers.eventsPerSec >= LEDGER_TARGETS.projectorEventsPerSec,
       lagP99Ms: lag.p99 < LEDGER_TARGETS.lagP99Ms && lag.lost === 0,
       outboxBounded: outbox.bounded,
     };

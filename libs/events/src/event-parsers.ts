@@ -48,9 +48,9 @@ export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEv
   if (!plain.ok) return plain;
   switch (plain.event.type) {
     case USAGE_EVENT_TYPE:
-      return validated(USAGE, plain.event);
+      return validated(USAGE, plain.event, plain.nulls);
     case DECISION_EVENT_TYPE:
-      return validated(DECISION, plain.event);
+      return validated(DECISION, plain.event, plain.nulls);
     default:
       return { ok: false, reason: `type: unknown event type ${JSON.stringify(plain.event.type)}` };
   }
@@ -63,20 +63,26 @@ function parseAs<E extends LedgerEvent>(kind: EventKind<E>, message: Buffer | st
   if (plain.event.type !== kind.type) {
     return { ok: false, reason: `type: expected ${kind.type}, got ${JSON.stringify(plain.event.type)}` };
   }
-  return validated(kind, plain.event);
+  return validated(kind, plain.event, plain.nulls);
 }
 
-function parseJson(message: Buffer | string): ParseResult<Record<string, unknown>> {
+type ParsedJson =
+  | { readonly ok: true; readonly event: Record<string, unknown>; readonly nulls: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+/** `nulls`: whether the text holds a `null` anywhere (rarely: only then is there one to drop). */
+function parseJson(message: Buffer | string): ParsedJson {
+  const text = typeof message === 'string' ? message : message.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(typeof message === 'string' ? message : message.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'not a JSON object' };
   }
-  return { ok: true, event: value as Record<string, unknown> };
+  return { ok: true, event: value as Record<string, unknown>, nulls: text.includes('null') };
 }
 
 /**
@@ -86,9 +92,10 @@ function parseJson(message: Buffer | string): ParseResult<Record<string, unknown
 function validated<E extends LedgerEvent>(
   kind: EventKind<E>,
   plain: Record<string, unknown>,
+  nulls: boolean,
 ): ParseResult<E> {
   const problem = kind.problem(plain);
-  if (problem === null) return { ok: true, event: hydrate<E>(plain) };
+  if (problem === null) return { ok: true, event: nulls ? hydrate<E>(plain) : (plain as E) };
   const event = plainToInstance(kind.envelope, plain, { enableImplicitConversion: false });
   const errors = validateSync(event, { forbidUnknownValues: true, validationError: { target: false } });
   const reasons = describe(errors);

@@ -4,7 +4,7 @@
 export const LEDGER_TARGETS = { projectorEventsPerSec: 50_000, lagP99Ms: 1000, outboxBounded: true };
 
 export function printLedgerSummary(f, ratios, met) {
-  const { settings: s, relay, rawProducer, projector, rawConsumer, outbox, lag } = f;
+  const { settings: s, relay, rawProducer, projector, twoMembers, rawConsumer, outbox, lag } = f;
   const row = (cells) => cells.map((c, i) => String(c).padEnd(i === 0 ? 40 : 18)).join('');
   const mark = (ok) => (ok ? 'met' : 'MISSED');
   const lines = [
@@ -25,6 +25,13 @@ export function printLedgerSummary(f, ratios, met) {
       rawConsumer.eventsPerSec,
       ratios.projectorVsRawConsumer,
       `≥ ${LEDGER_TARGETS.projectorEventsPerSec} ${mark(met.projectorEventsPerSec)}`,
+    ]),
+    row([
+      'projector, two members (same cores)',
+      twoMembers.eventsPerSec,
+      '',
+      '',
+      `≥ ${LEDGER_TARGETS.projectorEventsPerSec} ${mark(met.twoMembersEventsPerSec)}`,
     ]),
     '',
     row(['load', 'measured', '', '', 'target']),
