@@ -30,14 +30,12 @@ import { startStack } from './lib/stack.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
-/** Mirrors `replay()`'s default partition concurrency (libs/ops/src/replay.command.ts). */
-const REPLAY_DEFAULT_CONCURRENCY = 4;
 const concurrencySet = process.env.BENCH_REPLAY_CONCURRENCY !== undefined;
 const settings = {
   decisions: int('BENCH_REPLAY_DECISIONS', 100_000),
   rounds: Math.max(1, int('BENCH_ROUNDS', 3)),
   partitions: int('BENCH_REPLAY_PARTITIONS', 12),
-  concurrency: int('BENCH_REPLAY_CONCURRENCY', REPLAY_DEFAULT_CONCURRENCY),
+  concurrency: int('BENCH_REPLAY_CONCURRENCY', loadBuilt('libs/ops/src/index.js').REPLAY_CONCURRENCY),
   tenants: 1000,
   shards: 64,
   // The relay's defaults (as in the ledger bench): the topics hold what the relay would publish.

@@ -51,7 +51,7 @@ export {
   switchNamespace,
   type NamespaceInfo,
 } from './namespaces';
-export { replay, type ReplayOptions, type ReplayResult } from './replay.command';
+export { REPLAY_CONCURRENCY, replay, type ReplayOptions, type ReplayResult } from './replay.command';
 export { reconcileNamespaces, type ReconcileOptions, type ReconcileResult } from './reconcile.command';
 export {
   reconcileEnforcement,

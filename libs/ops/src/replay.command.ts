@@ -34,6 +34,8 @@ const TAIL_MARGIN_MS = 60_000;
  * buckets), a step of cells holds many more events, which is where aggregating pays.
  */
 const REPLAY_STEP_CELLS = 12_000;
+/** Partitions fetched and parsed at once unless `ReplayOptions.concurrency` says otherwise. */
+export const REPLAY_CONCURRENCY = 4;
 /** Records per `StepWriter.add`: how far past its budget a step can run. */
 const SLICE_RECORDS = 256;
 
@@ -46,7 +48,7 @@ export interface ReplayOptions {
   readonly auditRetentionMs: number;
   /** Defaults to the ledger topics. */
   readonly topics?: { readonly usage: string; readonly decision: string };
-  /** Partitions fetched and parsed at once (default 4). */
+  /** Partitions fetched and parsed at once (default `REPLAY_CONCURRENCY`). */
   readonly concurrency?: number;
   /** Cells per atomic step into Redis (default `REPLAY_STEP_CELLS`; see `StepWriter`). */
   readonly stepCells?: number;
@@ -131,7 +133,7 @@ export async function replay(
     },
     {
       purpose: 'replay',
-      concurrency: options.concurrency ?? 4,
+      concurrency: options.concurrency ?? REPLAY_CONCURRENCY,
       onProgress: (n) => progress.report(() => meter.snapshot(n)),
     },
   );
