@@ -44,7 +44,7 @@ export class ProjectorMetrics {
     });
     this.batchSeconds = new Histogram({
       name: 'tally_projector_batch_apply_seconds',
-      help: 'Time to validate, dead-letter and apply one batch (the atomic Redis step included)',
+      help: 'Time to validate, dead-letter and fold one batch into the step writer (waits for Redis steps included)',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
