@@ -36,6 +36,7 @@ export class ProjectorModule {
             replicationFactor: config.topicReplication,
           }),
           auditRetentionMs: config.auditRetentionMs,
+          stepCells: config.projectorStepCells,
           ...overrides,
         }),
       ],

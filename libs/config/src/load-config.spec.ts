@@ -42,6 +42,7 @@ describe(loadConfig.name, () => {
       backendTimeoutMs: 100,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,
+      projectorStepCells: 12_000,
       relayClaimIdleMs: 30_000,
       topicPartitions: 12,
       topicReplication: 1,
@@ -245,8 +246,10 @@ describe(loadConfig.name, () => {
         TALLY_TOPIC_REPLICATION: 'three',
         TALLY_BODY_LIMIT_BYTES: '10',
         TALLY_MAX_INFLIGHT: '1e6',
+        TALLY_PROJECTOR_STEP_CELLS: '50',
       },
       errors: [
+        'TALLY_PROJECTOR_STEP_CELLS: must be an integer between 100 and 1000000 (got "50")',
         'TALLY_TOPIC_PARTITIONS: must be an integer between 1 and 10000 (got "0")',
         'TALLY_TOPIC_REPLICATION: must be an integer between 1 and 32 (got "three")',
         'TALLY_BODY_LIMIT_BYTES: must be an integer between 1024 and 104857600 (got "10")',

@@ -180,6 +180,15 @@ export class TallyConfig {
   @DurationIn(60_000, 3_650 * DAY_MS, '1m and 3650d')
   readonly auditRetentionMs!: number;
 
+  /**
+   * Redis cells one projector step writes at most (`StepWriter`). A step holds the Redis it runs on
+   * for its whole run: larger steps aggregate more (higher throughput) but, on the Redis that also
+   * answers decisions, delay them by up to a step (≈ 43 ms at the default on the ledger bench).
+   */
+  @Env('TALLY_PROJECTOR_STEP_CELLS', { kind: 'int', default: '12000' })
+  @IntIn(100, 1_000_000)
+  readonly projectorStepCells!: number;
+
   /** How long an outbox entry stays pending with a relay before another relay re-claims it (a dead relay's work). */
   @Env('TALLY_RELAY_CLAIM_IDLE', { kind: 'duration', default: '30s' })
   @DurationIn(1_000, DAY_MS, '1s and 1d')
