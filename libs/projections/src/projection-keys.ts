@@ -24,7 +24,7 @@ import { bucketStart, isGranularity, type Granularity } from './granularity';
  * - `{<ns>}` is a hash tag (deliberately not plain `<ns>` as first sketched): the projector applies a
  *   batch and stores its offsets in ONE atomic step, which on Redis Cluster needs every key of the
  *   namespace in one slot. `active` and `namespaces` are global and written outside that step.
- * - A `keys:` field holds cost and count in one value (`keyUsageValue`): these hashes take most of
+ * - A `keys:` field holds cost and count in one value (`parseKeyUsageValue`): these hashes take most of
  *   the cells a step writes (a policy key is rarely met twice in a step), and one field per key
  *   instead of two halves both what a step writes and the hashes Redis scans to write it.
  * - Dedup ids are partitioned by the event's UTC hour: a re-published event has the same id AND the
@@ -96,11 +96,7 @@ export function usageField(metric: UsageMetric, name: string): string {
   return `${metric}:${name}`;
 }
 
-/** Value of a `keys:` hash field (the field is the policy key itself): `<cost>:<count>`. */
-export function keyUsageValue(cost: number, count: number): string {
-  return `${cost}:${count}`;
-}
-
+/** Value of a `keys:` hash field (the field is the policy key itself): `<cost>:<count>`, decimal. */
 export function parseKeyUsageValue(value: string): { cost: number; count: number } | null {
   const m = /^(\d+):(\d+)$/.exec(value);
   return m === null ? null : { cost: Number(m[1]), count: Number(m[2]) };
