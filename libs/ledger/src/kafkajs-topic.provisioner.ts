@@ -46,16 +46,34 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
   }
 
   /**
-   * The controller acknowledges new partitions before the broker's metadata shows them; waiting
-   * here keeps the next call from reading the old count and asking to "grow" to fewer partitions.
+   * The controller acknowledges new partitions before the brokers serve them: metadata may still
+   * show the old count, or show the new partitions while their leader does not yet answer
+   * ("not the leader for that topic-partition"). Waiting until every partition answers a list
+   * offsets request keeps the next call from reading the old count, and the caller from reading
+   * offsets of a partition nobody leads yet.
    */
   private async untilPartitions(topic: string, count: number): Promise<void> {
     const admin: Admin = await this.connection.get();
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      if ((topics[0]?.partitions.length ?? 0) >= count) return;
+    let last: unknown = null;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+        const partitions = topics[0]?.partitions ?? [];
+        if (partitions.length >= count && partitions.every((p) => p.leader >= 0)) {
+          if ((await admin.fetchTopicOffsets(topic)).length >= count) return;
+        }
+      } catch (error) {
+        if (!isRetriable(error)) throw error;
+        last = error;
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`topic ${topic}: partitions not visible after growing to ${count}`);
+    const why = last instanceof Error ? ` (${last.message})` : '';
+    throw new Error(`topic ${topic}: partitions not served after growing to ${count}${why}`);
   }
+}
+
+/** kafkajs marks transient broker answers (leader moving, metadata behind) as retriable. */
+function isRetriable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
 }
