@@ -1,9 +1,16 @@
 /**
  * The query API of the projector over a REAL Redis of its own, filled through the real sink
  * (`ProjectionStore.applyBatch`, i.e. apply-batch.lua): pagination, the range total, validation,
- * authentication, the audit trail with its retention, and the atomic step's own guarantees.
+ * authentication, per-key usage and top keys (the `keys:` hashes; a hash big enough for HSCAN is
+ * written directly in the packed layout), the audit trail with its retention, and the atomic step's
+ * own guarantees.
  */
-import { createProjectionRedis, ProjectionStore, type ProjectionRedis } from '@tally/projections';
+import {
+  createProjectionRedis,
+  ProjectionKeys,
+  ProjectionStore,
+  type ProjectionRedis,
+} from '@tally/projections';
 import { PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf, InProcessProjector, RunTopics, type Decision } from './projector.harness';
@@ -11,6 +18,7 @@ import { eventsOf, InProcessProjector, RunTopics, type Decision } from './projec
 const H = 3_600_000;
 const T0 = Date.parse('2026-10-05T08:00:00Z');
 const RANGE = 'granularity=hour&from=2026-10-05T08:00:00Z&to=2026-10-05T12:00:00Z';
+const LIVE = new ProjectionKeys('live');
 
 let redis: PrivateRedis;
 let run: RunTopics;
@@ -128,6 +136,308 @@ describe('GET /v1/usage', () => {
     expect((await sut.get(`/v1/usage?tenant=q`, 'not-a-token-at-all')).status).toBe(401);
     expect((await sut.get(`/v1/audit`, null)).status).toBe(401);
     expect(await sut.get(`/v1/usage?tenant=q&namespace=nope`)).toMatchObject({
+      status: 404,
+      body: { code: 'namespace.not_found' },
+    });
+  });
+});
+
+/** Policies p1 and p2 of one decision, both keyed by `key`. */
+function keyed(key: string, ...names: string[]): Decision['policies'] {
+  return names.map((name) => ({ name, mode: 'enforce' as const, key, windows: [] }));
+}
+
+/** A key that needs percent-encoding in the URL and in nothing else (fields are stored raw). */
+const ODD_KEY = 'team a/é:1';
+
+/** Calls of a Redis command so far on the suite's private server (INFO commandstats). */
+async function commandCalls(command: string): Promise<number> {
+  const info = await redis.client.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+}
+
+describe('GET /v1/usage?key=', () => {
+  beforeAll(async () => {
+    // given tenant qk: k1 at 08, 09, 10 (cost 1, 2, 3; at 10 under p1 AND p2), k2 at 09:30 and 11
+    // (cost 5, 4), and a key with odd characters at 08:30 (cost 7); p1 unless said otherwise
+    await store.ensureActiveNamespace('live');
+    await apply(
+      [
+        { tenant: 'qk', cost: 1, timeMs: T0 + 5_000, policies: keyed('k1', 'p1') },
+        { tenant: 'qk', cost: 7, timeMs: T0 + H / 2, policies: keyed(ODD_KEY, 'p1') },
+        { tenant: 'qk', cost: 2, timeMs: T0 + H + 5_000, policies: keyed('k1', 'p1') },
+        { tenant: 'qk', cost: 5, timeMs: T0 + 1.5 * H, policies: keyed('k2', 'p1') },
+        { tenant: 'qk', cost: 3, timeMs: T0 + 2 * H + 5_000, policies: keyed('k1', 'p1', 'p2') },
+        { tenant: 'qk', cost: 4, timeMs: T0 + 3 * H + 5_000, policies: keyed('k2', 'p1') },
+      ],
+      '6',
+    );
+  });
+
+  it("lists one key's buckets (empty ones dropped) and the total of its whole range on every page", async () => {
+    const first = await sut.get<Record<string, unknown>>(
+      `/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=2`,
+    );
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      tenant: 'qk',
+      granularity: 'hour',
+      key: 'k1',
+      buckets: [
+        { start: '2026-10-05T08:00:00Z', policy: 'p1', cost: 1, count: 1 },
+        { start: '2026-10-05T09:00:00Z', policy: 'p1', cost: 2, count: 1 },
+      ],
+      total: { cost: 6, count: 3 },
+      next_cursor: expect.any(String) as unknown,
+    });
+    const second = await sut.get(
+      `/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=2&cursor=${String(first.body.next_cursor)}`,
+    );
+    // the 11:00 bucket has no usage of k1: no row, as for any empty bucket
+    expect(second.body).toEqual({
+      tenant: 'qk',
+      granularity: 'hour',
+      key: 'k1',
+      buckets: [{ start: '2026-10-05T10:00:00Z', policy: 'p1', cost: 3, count: 1 }],
+      total: { cost: 6, count: 3 },
+      next_cursor: null,
+    });
+  });
+
+  it('keeps keys and policies apart, reads a key needing URL encoding, and a key without usage is empty', async () => {
+    const k2 = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=k2&${RANGE}`);
+    expect(k2.body).toMatchObject({
+      buckets: [
+        { start: '2026-10-05T09:00:00Z', policy: 'p1', cost: 5, count: 1 },
+        { start: '2026-10-05T11:00:00Z', policy: 'p1', cost: 4, count: 1 },
+      ],
+      total: { cost: 9, count: 2 },
+    });
+    const p2 = await sut.get(`/v1/usage?tenant=qk&policy=p2&key=k1&${RANGE}`);
+    expect(p2.body).toMatchObject({
+      buckets: [{ start: '2026-10-05T10:00:00Z', policy: 'p2', cost: 3, count: 1 }],
+      total: { cost: 3, count: 1 },
+    });
+    const odd = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=${encodeURIComponent(ODD_KEY)}&${RANGE}`);
+    expect(odd.body).toMatchObject({
+      key: ODD_KEY,
+      buckets: [{ start: '2026-10-05T08:00:00Z', policy: 'p1', cost: 7, count: 1 }],
+      total: { cost: 7, count: 1 },
+    });
+    const none = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=nobody&${RANGE}`);
+    expect(none).toMatchObject({
+      status: 200,
+      body: { key: 'nobody', buckets: [], total: { cost: 0, count: 0 } },
+    });
+  });
+
+  it('sums the total from coarser `keys:` buckets: a day, and a minute range covered by hours', async () => {
+    const day = await sut.get(
+      `/v1/usage?tenant=qk&policy=p1&key=k1&granularity=day&from=2026-10-05T00:00:00Z&to=2026-10-06T00:00:00Z`,
+    );
+    expect(day.body).toMatchObject({
+      buckets: [{ start: '2026-10-05T00:00:00Z', policy: 'p1', cost: 6, count: 3 }],
+      total: { cost: 6, count: 3 },
+    });
+    // when a page of minutes holds none of k1's events, the total still covers the whole range
+    const minutes = await sut.get(
+      `/v1/usage?tenant=qk&policy=p1&key=k1&granularity=minute&from=2026-10-05T07:00:00Z&to=2026-10-05T12:00:00Z&limit=5`,
+    );
+    expect(minutes.body).toMatchObject({ buckets: [], total: { cost: 6, count: 3 } });
+  });
+
+  it('refuses a key without policy, a malformed key, and a cursor of another key', async () => {
+    const alone = await sut.get(`/v1/usage?tenant=qk&key=k1&${RANGE}`);
+    expect(alone).toEqual({
+      status: 400,
+      body: {
+        code: 'request.invalid',
+        message: 'the request is invalid',
+        errors: [{ path: 'key', message: 'key needs policy: usage per key is kept per policy' }],
+      },
+    });
+    for (const key of ['', 'a%0Ab', 'k'.repeat(2049)]) {
+      const bad = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=${key}&${RANGE}`);
+      expect(bad).toMatchObject({ status: 400, body: { code: 'request.invalid' } });
+      expect(bad.body.errors).toEqual([
+        { path: 'key', message: 'key must be 1 to 2048 characters without control characters' },
+      ]);
+    }
+    const first = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=1`);
+    const cursor = String(first.body.next_cursor);
+    for (const other of ['&key=k2', '']) {
+      const foreign = await sut.get(
+        `/v1/usage?tenant=qk&policy=p1${other}&${RANGE}&limit=1&cursor=${cursor}`,
+      );
+      expect(foreign).toMatchObject({
+        status: 400,
+        body: { errors: [{ path: 'cursor', message: 'cursor belongs to another query' }] },
+      });
+    }
+  });
+
+  it('answers 500 projection.corrupt, naming the bucket, when the stored value is not <cost>:<count>', async () => {
+    // given a field written by hand (or an older layout) in one hour bucket of tenant qc
+    await client.hset(LIVE.keyUsage('qc', 'p1', 'hour', T0 + H), 'broken', 'oops');
+    const res = await sut.get(`/v1/usage?tenant=qc&policy=p1&key=broken&${RANGE}`);
+    expect(res).toEqual({
+      status: 500,
+      body: {
+        code: 'projection.corrupt',
+        message:
+          'projection namespace live: the usage of key "broken" (tenant "qc", policy p1) in the hour ' +
+          'bucket of 2026-10-05T09:00:00Z is not <cost>:<count>; replay the namespace',
+      },
+    });
+    const top = await sut.get(`/v1/top-keys?tenant=qc&policy=p1&granularity=hour&at=2026-10-05T09:30:00Z`);
+    expect(top).toMatchObject({ status: 500, body: { code: 'projection.corrupt' } });
+  });
+});
+
+describe('GET /v1/top-keys', () => {
+  const BIG = { tenant: 'qbig', policy: 'p1', at: '2026-10-05T13:00:00Z' };
+  const HEAVY = [
+    { key: 'h-c', cost: 500, count: 9 },
+    { key: 'h-a', cost: 500, count: 3 },
+    { key: 'h-b', cost: 500, count: 3 },
+    { key: 'h-d', cost: 400, count: 1 },
+    { key: 'h-e', cost: 300, count: 1 },
+    { key: 'h-f', cost: 300, count: 1 },
+  ];
+
+  /** Light key i: cost i % 100 (many ties), count i % 7 + 1; the heavy ones last. */
+  const BIG_FIELDS: Record<string, string> = {};
+  for (let i = 0; i < 5000; i++)
+    BIG_FIELDS[`light-${String(i).padStart(4, '0')}`] = `${i % 100}:${(i % 7) + 1}`;
+  for (const { key, cost, count } of HEAVY) BIG_FIELDS[key] = `${cost}:${count}`;
+
+  beforeAll(async () => {
+    // given (besides tenant qk above) a day of 5000 light keys and six heavy ones with ties, written
+    // directly in the packed layout: far more fields than one HGETALL may read
+    await client.hset(LIVE.keyUsage(BIG.tenant, BIG.policy, 'day', T0), BIG_FIELDS);
+  });
+
+  it('lists the heaviest keys of one bucket with distinct_keys, reading a small hash whole', async () => {
+    const scans = await commandCalls('hscan');
+    const day = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T23:59:59Z`);
+    expect(day).toEqual({
+      status: 200,
+      body: {
+        tenant: 'qk',
+        policy: 'p1',
+        granularity: 'day',
+        start: '2026-10-05T00:00:00Z',
+        keys: [
+          { key: 'k2', cost: 9, count: 2 },
+          { key: ODD_KEY, cost: 7, count: 1 },
+          { key: 'k1', cost: 6, count: 3 },
+        ],
+        distinct_keys: 3,
+      },
+    });
+    expect(await commandCalls('hscan')).toBe(scans);
+    // and limit cuts the list, never distinct_keys; `at` is read in its zone (11:15+02:00 is 09:15Z)
+    const hour = await sut.get(
+      `/v1/top-keys?tenant=qk&policy=p1&granularity=hour&at=${encodeURIComponent('2026-10-05T11:15:00+02:00')}&limit=1`,
+    );
+    expect(hour.body).toEqual({
+      tenant: 'qk',
+      policy: 'p1',
+      granularity: 'hour',
+      start: '2026-10-05T09:00:00Z',
+      keys: [{ key: 'k2', cost: 5, count: 1 }],
+      distinct_keys: 2,
+    });
+  });
+
+  it('reads a big hash by HSCAN and still ranks by cost, count, then key', async () => {
+    const scans = await commandCalls('hscan');
+    const res = await sut.get(`/v1/top-keys?tenant=${BIG.tenant}&policy=p1&at=${BIG.at}&limit=5`);
+    expect(res).toEqual({
+      status: 200,
+      body: {
+        tenant: 'qbig',
+        policy: 'p1',
+        granularity: 'day',
+        start: '2026-10-05T00:00:00Z',
+        keys: HEAVY.slice(0, 5),
+        distinct_keys: 5006,
+      },
+    });
+    // then the hash was read in several HSCAN calls, not one HGETALL of 5006 fields
+    expect((await commandCalls('hscan')) - scans).toBeGreaterThan(1);
+  });
+
+  it('lists 1000 distinct keys of the big hash, heaviest first', async () => {
+    const res = await sut.get<{ keys: { key: string; cost: number; count: number }[] }>(
+      `/v1/top-keys?tenant=${BIG.tenant}&policy=p1&at=${BIG.at}&limit=1000`,
+    );
+    const { keys } = res.body;
+    expect(keys).toHaveLength(1000);
+    expect(new Set(keys.map((k) => k.key)).size).toBe(1000);
+    // the same ranking as a full sort of everything written: cost desc, count desc, key asc
+    const everything = Object.entries(BIG_FIELDS).map(([key, value]) => {
+      const [cost, count] = value.split(':').map(Number) as [number, number];
+      return { key, cost, count };
+    });
+    everything.sort((a, b) => b.cost - a.cost || b.count - a.count || (a.key < b.key ? -1 : 1));
+    expect(keys).toEqual(everything.slice(0, 1000));
+    expect(keys.slice(0, 7)).toEqual([...HEAVY, { key: 'light-0699', cost: 99, count: 7 }]);
+  });
+
+  it('answers an empty bucket with no keys, and defaults to the day of now', async () => {
+    const empty = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&granularity=month&at=2020-01-15T00:00:00Z`);
+    expect(empty.body).toEqual({
+      tenant: 'qk',
+      policy: 'p1',
+      granularity: 'month',
+      start: '2020-01-01T00:00:00Z',
+      keys: [],
+      distinct_keys: 0,
+    });
+    const today = (ms: number) =>
+      new Date(Math.floor(ms / 86_400_000) * 86_400_000).toISOString().replace('.000Z', 'Z');
+    const before = today(Date.now());
+    const now = await sut.get(`/v1/top-keys?tenant=qk&policy=p1`);
+    expect(now.body).toMatchObject({ granularity: 'day', keys: [], distinct_keys: 0 });
+    expect([before, today(Date.now())]).toContain(now.body.start);
+  });
+
+  it('refuses bad and unknown parameters with every field error, needs tenant, policy and a token', async () => {
+    // shapes: refused by the DTO together
+    const shape = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&granularity=week&limit=ten&bogus=1`);
+    expect(shape).toMatchObject({ status: 400, body: { code: 'request.invalid' } });
+    expect((shape.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+      'bogus',
+      'granularity',
+      'limit',
+    ]);
+    // values: refused by the lib's parser together
+    const values = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T09:00:00&limit=0`);
+    expect(values).toEqual({
+      status: 400,
+      body: {
+        code: 'request.invalid',
+        message: 'the request is invalid',
+        errors: [
+          { path: 'at', message: 'at must be an ISO 8601 time with a zone' },
+          { path: 'limit', message: 'limit must be an integer from 1 to 1000' },
+        ],
+      },
+    });
+    expect(await sut.get(`/v1/top-keys?tenant=qk&policy=p1&limit=1001`)).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: 'limit' }] },
+    });
+    const missing = await sut.get(`/v1/top-keys?policy=Not_A_Policy`);
+    expect(new Set((missing.body.errors as { path: string }[]).map((e) => e.path))).toEqual(
+      new Set(['tenant', 'policy']),
+    );
+    const noPolicy = await sut.get(`/v1/top-keys?tenant=qk`);
+    expect(noPolicy.status).toBe(400);
+    expect(noPolicy.body.errors).toContainEqual({ path: 'policy', message: 'policy is required' });
+    expect((await sut.get(`/v1/top-keys?tenant=qk&policy=p1`, null)).status).toBe(401);
+    expect(await sut.get(`/v1/top-keys?tenant=qk&policy=p1&namespace=nope`)).toMatchObject({
       status: 404,
       body: { code: 'namespace.not_found' },
     });

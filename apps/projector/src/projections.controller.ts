@@ -1,16 +1,19 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiError, RequireAccess } from '@tally/http';
 import {
+  ProjectionCorruptError,
   ProjectionQueries,
   ProjectionStore,
   type AuditView,
   type QueryResult,
+  type TopKeysView,
   type UsageView,
 } from '@tally/projections';
 import { AuditQueryDto } from './audit-query.dto';
+import { TopKeysQueryDto } from './top-keys-query.dto';
 import { UsageQueryDto } from './usage-query.dto';
 
-/** Usage and audit queries over the projections (DESIGN §4); any caller token. */
+/** Usage, top keys and audit queries over the projections (DESIGN §4); any caller token. */
 @Controller('v1')
 @RequireAccess('caller')
 export class ProjectionsController {
@@ -22,13 +25,19 @@ export class ProjectionsController {
   @Get('usage')
   async usage(@Query() query: UsageQueryDto): Promise<UsageView> {
     const { namespace, ...request } = query;
-    return answer(await this.queries.usage(await this.namespace(namespace), request));
+    return answer(await this.queries.usage(await this.namespace(namespace), request).catch(corrupt));
+  }
+
+  @Get('top-keys')
+  async topKeys(@Query() query: TopKeysQueryDto): Promise<TopKeysView> {
+    const { namespace, ...request } = query;
+    return answer(await this.queries.topKeys(await this.namespace(namespace), request).catch(corrupt));
   }
 
   @Get('audit')
   async audit(@Query() query: AuditQueryDto): Promise<AuditView> {
     const { namespace, ...request } = query;
-    return answer(await this.queries.audit(await this.namespace(namespace), request));
+    return answer(await this.queries.audit(await this.namespace(namespace), request).catch(corrupt));
   }
 
   private async namespace(requested: string | undefined): Promise<string> {
@@ -48,4 +57,14 @@ function answer<T>(result: QueryResult<T>): T {
   if (result.ok) return result.value;
   const errors = result.errors.map((e) => ({ path: e.field, message: e.message }));
   throw new ApiError(400, 'request.invalid', 'the request is invalid', errors);
+}
+
+/**
+ * A stored value the layout cannot read is the server's fault, not the request's, and retrying does
+ * not cure it (a replay does): 500 with its own stable code and a message naming the bucket, logged
+ * as an operating condition (ApiError) rather than an anonymous `internal` bug.
+ */
+function corrupt(error: unknown): never {
+  if (error instanceof ProjectionCorruptError) throw new ApiError(500, 'projection.corrupt', error.message);
+  throw error;
 }

@@ -11,7 +11,7 @@ export type ProjectorOverrides = Partial<
   Pick<ProjectorOptions, 'groupId' | 'topics' | 'topicSpecs' | 'sessionTimeoutMs' | 'lagPollMs'>
 >;
 
-/** Folds the Kafka ledger into projections; serves usage and audit queries. */
+/** Folds the Kafka ledger into projections; serves usage, top-keys and audit queries. */
 @Module({})
 export class ProjectorModule {
   static forRoot(config: TallyConfig, overrides: ProjectorOverrides = {}): DynamicModule {

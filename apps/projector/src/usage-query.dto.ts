@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { GRANULARITIES } from '@tally/projections';
+import { GRANULARITIES, POLICY_KEY, POLICY_KEY_MESSAGE } from '@tally/projections';
 
 export const POLICY_NAME = /^(?:_unmatched|[a-z0-9][a-z0-9_.-]{0,63})$/;
 export const NAMESPACE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -20,6 +20,15 @@ export class UsageQueryDto {
   @IsString()
   @Matches(POLICY_NAME, { message: 'policy must be a policy name' })
   policy?: string;
+
+  /**
+   * One policy key of `policy` (raw, as the policy built it): rows and total of that key alone, from
+   * the `keys:` hashes. Needs `policy`, which the lib's parser checks (it relates two parameters).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(POLICY_KEY, { message: POLICY_KEY_MESSAGE })
+  key?: string;
 
   /** Bucket size; default `hour`. */
   @IsOptional()

@@ -8,7 +8,6 @@ const OPTIONS = { auditRetentionMs: 86_400_000, dedupTtlMs: 3_600_000 };
 const EMPTY: ProjectionDelta = {
   usage: [],
   usageTotals: [],
-  topKeys: [],
   audit: [],
   policySetVersions: [],
   dedup: [],
@@ -52,7 +51,7 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:versions',
       'tally:proj:{live}:audit:~',
     ]);
-    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
+    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
   });
 
   it('names every key once and lays out each section as the script legend says', () => {
@@ -60,7 +59,6 @@ describe(batchStepArgs.name, () => {
       ...EMPTY,
       usageTotals: [{ tenant: 'acme', policy: 'p', granularity: 'hour', start: AT, cost: 5, count: 2 }],
       usage: [{ tenant: 'acme', policy: 'p', key: 'k1', granularity: 'hour', start: AT, cost: 5, count: 2 }],
-      topKeys: [{ tenant: 'acme', policy: 'p', day: AT, key: 'k1', cost: 5 }],
       audit: [
         {
           id: 'E1',
@@ -97,7 +95,6 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:ids:20261130T0800Z',
       'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
       'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
-      'tally:proj:{live}:top:acme:p:20261130T0000Z',
       'tally:proj:{live}:audit:acme',
     ]);
     expect(sut.argv).toEqual([
@@ -128,15 +125,9 @@ describe(batchStepArgs.name, () => {
       'count:p',
       5,
       2,
-      // zsets: 1 group of 1 member, then its increment
-      1,
-      9,
-      1,
-      'k1',
-      5,
       // audit: 1 (the reload goes to its own section)
       1,
-      10,
+      9,
       AT,
       '["E1","denied","acme","p","burst_quota_exhausted",3,{"tenant":"acme"},"v1"]',
       // reloads: 1
@@ -152,7 +143,7 @@ describe(batchStepArgs.name, () => {
   });
 
   it('groups the fields of one key, in first-seen order, summing a field met twice', () => {
-    // given: two keys of one hash, then a cell of the first hash again, and two members of one day
+    // given: two keys of one hash, a cell of another hash, then a cell of the first hash again
     const cell = { tenant: 'acme', policy: 'p', granularity: 'hour' as const, start: AT, count: 1 };
     const delta: ProjectionDelta = {
       ...EMPTY,
@@ -162,10 +153,6 @@ describe(batchStepArgs.name, () => {
         { ...cell, start: AT + 3_600_000, key: 'k1', cost: 4 },
         { ...cell, key: 'k1', cost: 5 },
       ],
-      topKeys: [
-        { tenant: 'acme', policy: 'p', day: AT, key: 'k1', cost: 2 },
-        { tenant: 'acme', policy: 'p', day: AT, key: 'k2', cost: 3 },
-      ],
     };
     // when
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
@@ -173,7 +160,6 @@ describe(batchStepArgs.name, () => {
     expect(sut.keys.slice(4)).toEqual([
       'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
       'tally:proj:{live}:keys:acme:p:hour:20261130T1000Z',
-      'tally:proj:{live}:top:acme:p:20261130T0000Z',
     ]);
     expect(sut.argv.slice(3, -3)).toEqual([
       0,
@@ -194,14 +180,6 @@ describe(batchStepArgs.name, () => {
       1,
       // hashes: none
       0,
-      // zsets
-      1,
-      7,
-      2,
-      'k1',
-      'k2',
-      2,
-      3,
     ]);
   });
 
@@ -212,15 +190,6 @@ describe(batchStepArgs.name, () => {
     };
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
     expect(sut.keys).toHaveLength(4);
-    expect(sut.argv.slice(3, 11)).toEqual([
-      0,
-      0,
-      0,
-      0,
-      1,
-      4,
-      AT,
-      '["E2","degraded",null,null,null,1,{},"v1"]',
-    ]);
+    expect(sut.argv.slice(3, 10)).toEqual([0, 0, 0, 1, 4, AT, '["E2","degraded",null,null,null,1,{},"v1"]']);
   });
 });

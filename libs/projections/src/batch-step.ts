@@ -55,8 +55,8 @@ export function batchStepArgs(
     for (const token of tokens) argv.push(token);
   }
 
-  // Grouped by key: the script reads and writes each hash or sorted set with one command per key
-  // (HMGET + HSET, ZMSCORE + ZADD) instead of one command per field, which is what a batch of
+  // Grouped by key: the script reads and writes each hash with one command per key (HMGET + HSET)
+  // instead of one command per field, which is what a batch of
   // distinct usage cells (most keys of a tenant differ) spends its Redis time on otherwise.
   const perKey = new FieldGroups(2);
   for (const u of delta.usage)
@@ -70,11 +70,6 @@ export function batchStepArgs(
     hashes.add(key, usageField('count', t.policy), t.count);
   }
   hashes.appendTo(argv);
-
-  const zsets = new FieldGroups(1);
-  for (const top of delta.topKeys)
-    zsets.add(refs.topKeys(top.tenant, top.policy, top.day), top.key, top.cost);
-  zsets.appendTo(argv);
 
   const rows = delta.audit.filter((entry) => entry.type !== 'policy_reload');
   argv.push(rows.length);
@@ -104,7 +99,6 @@ class StepKeys {
     string | null,
     Map<string, Map<Granularity, Map<number, number>>>
   >();
-  private readonly topByTenant = new Map<string | null, Map<string, Map<number, number>>>();
 
   constructor(private readonly keys: ProjectionKeys) {
     this.list = [keys.offsets(), keys.meta(), keys.versions(), keys.audit(null)];
@@ -140,13 +134,6 @@ class StepKeys {
     let i = byStart.get(start);
     if (i === undefined)
       byStart.set(start, (i = this.ref(this.keys.keyUsage(tenant, policy, granularity, start))));
-    return i;
-  }
-
-  topKeys(tenant: string | null, policy: string, day: number): number {
-    const byDay = inner(inner(this.topByTenant, tenant), policy);
-    let i = byDay.get(day);
-    if (i === undefined) byDay.set(day, (i = this.ref(this.keys.topKeys(tenant, policy, day))));
     return i;
   }
 }

@@ -97,9 +97,6 @@ describe(foldEvents.name, () => {
       },
     ]);
     expect(sut.usage).toEqual(perPolicy(sut.usageTotals).map((total) => ({ ...total, key: 'svc-42' })));
-    expect(sut.topKeys).toEqual([
-      { tenant: 'acme', policy: 'notary', day: ms('2026-11-30T00:00:00Z'), key: 'svc-42', cost: 3 },
-    ]);
     expect(sut.audit).toEqual([]);
     expect(sut).toMatchObject({ applied: 1, duplicates: 0 });
     expect(sut.dedup).toEqual([{ token: `u:${ID_A}`, timeMs: T0 }]);
@@ -131,9 +128,10 @@ describe(foldEvents.name, () => {
         count: 1,
       },
     ]);
-    expect(sut.topKeys.map((t) => [new Date(t.day).toISOString(), t.cost])).toEqual([
-      ['2026-11-30T00:00:00.000Z', 3],
-      ['2026-12-01T00:00:00.000Z', 5],
+    const days = sut.usage.filter((u) => u.granularity === 'day');
+    expect(days.map((u) => [new Date(u.start).toISOString(), u.key, u.cost, u.count])).toEqual([
+      ['2026-11-30T00:00:00.000Z', 'svc-42', 3, 2],
+      ['2026-12-01T00:00:00.000Z', 'svc-42', 5, 1],
     ]);
   });
 
@@ -235,7 +233,6 @@ describe(foldEvents.name, () => {
       ['acme', 'month', 15, 3],
     ]);
     expect(sut.usage.some((u) => u.policy === ALL_POLICIES)).toBe(false);
-    expect(sut.topKeys.some((t) => t.policy === ALL_POLICIES)).toBe(false);
   });
 
   it('projects usage of decisions no policy applied to under the unmatched policy', () => {

@@ -11,7 +11,6 @@ import type {
   DedupMark,
   FoldContext,
   ProjectionDelta,
-  TopKeyIncrement,
   UsageIncrement,
   UsageTotalIncrement,
 } from './projection-delta';
@@ -57,7 +56,6 @@ export class EventFolding {
   private readonly totalSlots = new Map<string | null, Map<string, BucketSlot<UsageTotalIncrement>>>();
   private readonly usage: Mutable<UsageIncrement>[] = [];
   private readonly totals: Mutable<UsageTotalIncrement>[] = [];
-  private readonly top: Mutable<TopKeyIncrement>[] = [];
   private readonly audit: AuditEntry[] = [];
   private readonly versions = new Map<string, number>();
   private readonly dedup: DedupMark[] = [];
@@ -69,13 +67,11 @@ export class EventFolding {
 
   /**
    * What the step of the delta writes: a field per policy key (cost and count in one), two per
-   * policy total, a member per top key, a token per event, a row per audit entry. Redis time of a
-   * step grows with it, whatever the event count.
+   * policy total, a token per event, a row per audit entry. Redis time of a step grows with it,
+   * whatever the event count.
    */
   get cells(): number {
-    return (
-      this.usage.length + 2 * this.totals.length + this.top.length + this.dedup.length + this.audit.length
-    );
+    return this.usage.length + 2 * this.totals.length + this.dedup.length + this.audit.length;
   }
 
   add(event: LedgerEvent): void {
@@ -106,7 +102,6 @@ export class EventFolding {
     return {
       usage: this.usage,
       usageTotals: this.totals,
-      topKeys: this.top,
       audit: [...this.audit, ...reloads],
       policySetVersions: fresh.map(([version, firstSeenMs]) => ({ version, firstSeenMs })),
       dedup: this.dedup,
@@ -145,14 +140,6 @@ export class EventFolding {
         entry.cost += cost;
         entry.count += 1;
       }
-      const day = starts[DAY];
-      let top = slot.top.get(day);
-      if (top === undefined) {
-        top = { tenant, policy, day, key, cost: 0 };
-        slot.top.set(day, top);
-        this.top.push(top);
-      }
-      top.cost += cost;
     }
   }
 
@@ -188,8 +175,7 @@ export class EventFolding {
     let byKey = byPolicy.get(policy);
     if (byKey === undefined) byPolicy.set(policy, (byKey = new Map<string, KeySlot>()));
     let slot = byKey.get(key);
-    if (slot === undefined)
-      byKey.set(key, (slot = { tenant, policy, buckets: bucketMaps(), top: new Map() }));
+    if (slot === undefined) byKey.set(key, (slot = { tenant, policy, buckets: bucketMaps() }));
     return slot;
   }
 
@@ -242,11 +228,8 @@ interface BucketSlot<T> {
   readonly buckets: Map<number, Mutable<T>>[];
 }
 
-interface KeySlot extends BucketSlot<UsageIncrement> {
-  readonly top: Map<number, Mutable<TopKeyIncrement>>;
-}
+type KeySlot = BucketSlot<UsageIncrement>;
 
-const DAY = GRANULARITIES.indexOf('day');
 const UNMATCHED: readonly { name: string; key: string }[] = [{ name: UNMATCHED_POLICY, key: '' }];
 
 function bucketMaps<T>(): Map<number, T>[] {

@@ -3,7 +3,7 @@ import type { Granularity } from './granularity';
 
 /**
  * Everything one batch of events changes in a projection namespace, already summed: the Redis sink
- * turns it into HINCRBY / ZINCRBY / ZADD / SADD commands and runs them with the offsets in one
+ * turns it into hash, sorted-set and set writes and runs them with the offsets in one
  * atomic step. Nothing here is Redis-specific except that the shapes match `ProjectionKeys`.
  */
 export interface ProjectionDelta {
@@ -11,8 +11,6 @@ export interface ProjectionDelta {
   readonly usage: readonly UsageIncrement[];
   /** Per policy, all keys summed (`usage:` hashes, what the query API reads). */
   readonly usageTotals: readonly UsageTotalIncrement[];
-  /** Per day, policy key → cost (`top:` sorted sets). */
-  readonly topKeys: readonly TopKeyIncrement[];
   /** New audit rows (ZADD … LT by `auditMember`). */
   readonly audit: readonly AuditEntry[];
   /** Policy-set versions seen in the batch, first seen time (reload bookkeeping, HSETNX-style). */
@@ -38,15 +36,6 @@ export interface UsageTotalIncrement {
 export interface UsageIncrement extends UsageTotalIncrement {
   /** The policy's composite key value. */
   readonly key: string;
-}
-
-export interface TopKeyIncrement {
-  readonly tenant: string | null;
-  readonly policy: string;
-  /** Day bucket start, epoch ms UTC. */
-  readonly day: number;
-  readonly key: string;
-  readonly cost: number;
 }
 
 export interface DedupMark {

@@ -35,7 +35,6 @@ describe(ProjectionKeys.name, () => {
     expect(sut.keyUsage('acme', 'notary', 'hour', AT)).toBe(
       'tally:proj:{live-1}:keys:acme:notary:hour:20261130T0900Z',
     );
-    expect(sut.topKeys('acme', 'notary', AT)).toBe('tally:proj:{live-1}:top:acme:notary:20261130T0000Z');
     expect(sut.audit('acme')).toBe('tally:proj:{live-1}:audit:acme');
     expect(sut.all()).toBe('tally:proj:{live-1}:*');
     expect(sut.allUsage()).toBe('tally:proj:{live-1}:usage:*');

@@ -14,7 +14,6 @@ import { bucketStart, isGranularity, type Granularity } from './granularity';
  *   tally:proj:{<ns>}:ids:<hour b>                     set     dedup tokens `u:<id>` / `d:<id>` of that event hour
  *   tally:proj:{<ns>}:usage:<t>:<gran>:<b>             hash    `cost:<policy>` / `count:<policy>`, all keys summed
  *   tally:proj:{<ns>}:keys:<t>:<policy>:<gran>:<b>     hash    `<key>` → `<cost>:<count>` per policy key
- *   tally:proj:{<ns>}:top:<t>:<policy>:<day b>         zset    policy key → cost that day (top keys)
  *   tally:proj:{<ns>}:audit:<t>                        zset    score = time ms, member = `auditMember(entry)`
  *
  * Why this shape:
@@ -27,6 +26,10 @@ import { bucketStart, isGranularity, type Granularity } from './granularity';
  * - A `keys:` field holds cost and count in one value (`parseKeyUsageValue`): these hashes take most of
  *   the cells a step writes (a policy key is rarely met twice in a step), and one field per key
  *   instead of two halves both what a step writes and the hashes Redis scans to write it.
+ * - Top keys are read from the `keys:` hash of a bucket (`GET /v1/top-keys`), not kept in a sorted set
+ *   beside it: a sorted set cost every usage event a member update (a sixth of a step's Redis time)
+ *   and its own copy of every key, for a query analysts run now and then. Reading a bucket is
+ *   O(keys in it), scanned in slices so a huge bucket never holds Redis for long.
  * - Dedup ids are partitioned by the event's UTC hour: a re-published event has the same id AND the
  *   same time, so it always meets its twin in the same set, and old sets can expire whole.
  * - Tenants (free text) are percent-encoded so keys split on ':' unambiguously; `~` is "no tenant"
@@ -183,10 +186,6 @@ export class ProjectionKeys {
   keyUsage(tenant: string | null, policy: string, granularity: Granularity, ms: number): string {
     const bucket = bucketToken(bucketStart(ms, granularity));
     return `${this.root}:keys:${tenantPart(tenant)}:${encodeKeyPart(policy)}:${granularity}:${bucket}`;
-  }
-
-  topKeys(tenant: string | null, policy: string, ms: number): string {
-    return `${this.root}:top:${tenantPart(tenant)}:${encodeKeyPart(policy)}:${bucketToken(bucketStart(ms, 'day'))}`;
   }
 
   /** The audit trail of a tenant; `null` is the tenant-less trail that also holds policy reloads. */

@@ -2,18 +2,23 @@ import type { ProjectionRedis } from './apply-batch.script';
 import { auditEntryFromMember, type AuditType } from './audit-entry';
 import { nextAuditCursor, parseAuditQuery } from './audit-query';
 import { bucketPage, parsePageSize } from './bucket-pages';
-import { ALL_POLICIES } from './fold-events';
-import { ProjectionKeys, usageField } from './projection-keys';
+import { parsePolicyKeyParam } from './policy-key-param';
+import { ProjectionCorruptError } from './projection-corrupt.error';
+import { ProjectionKeys } from './projection-keys';
 import { coverRange } from './range-cover';
 import { parseUsageRange, type QueryError } from './time-range';
-import { mergeTotals, type Totals } from './totals';
-import { readUsageHash } from './usage-hash';
+import { parseTopKeysQuery, type TopKeysRequest, type TopKeysView } from './top-keys-query';
+import { readTopKeys } from './top-keys.reader';
+import { mergeTotals } from './totals';
 import { bucketRows, formatInstant, type UsageBucketView, type UsageView } from './usage-page';
+import { usageSource } from './usage-source';
 
 /** Query parameters as received (strings), already checked for shape by the transport's DTO. */
 export interface UsageRequest {
   readonly tenant: string;
   readonly policy?: string;
+  /** One policy key of `policy` (`keys:` hashes); needs `policy`. */
+  readonly key?: string;
   readonly granularity?: string;
   readonly from?: string;
   readonly to?: string;
@@ -50,7 +55,8 @@ export type QueryResult<T> =
 
 /**
  * Reads of the query API. A usage page is one pipelined read per bucket start of the page; the
- * range `total` is read from the few buckets of `coverRange`, whatever the page.
+ * range `total` is read from the few buckets of `coverRange`, whatever the page (`usageSource` says
+ * which hash and fields, for a tenant, a policy or one key). Top keys read one `keys:` hash.
  */
 export class ProjectionQueries {
   constructor(
@@ -61,41 +67,76 @@ export class ProjectionQueries {
   async usage(namespace: string, request: UsageRequest): Promise<QueryResult<UsageView>> {
     const range = parseUsageRange(request, this.clock());
     const size = parsePageSize(request.limit);
-    if (!range.ok || !size.ok) return { ok: false, errors: [...errorsOf(range), ...errorsOf(size)] };
-    const scope = JSON.stringify([namespace, request.tenant, request.policy ?? null]);
+    const key = parsePolicyKeyParam(request);
+    if (!range.ok || !size.ok || !key.ok) {
+      return { ok: false, errors: [...errorsOf(range), ...errorsOf(size), ...errorsOf(key)] };
+    }
+    // The key joins the scope only when given, so cursors of key-less queries keep their meaning.
+    const scope = JSON.stringify([
+      namespace,
+      request.tenant,
+      request.policy ?? null,
+      ...(key.value === undefined ? [] : [key.value]),
+    ]);
     const page = bucketPage(range.value, { pageSize: size.value, cursor: request.cursor, scope });
     if (!page.ok) return page;
 
-    const keys = new ProjectionKeys(namespace);
     const { granularity } = range.value;
     const { policy, tenant } = request;
+    const source = usageSource(new ProjectionKeys(namespace), { tenant, policy, key: key.value });
+    const rowReads = page.value.starts.map((start) => source.rows(granularity, start));
+    const totalReads = coverRange(range.value.fromMs, range.value.toMs).map((bucket) =>
+      source.total(bucket.granularity, bucket.start),
+    );
     const rows = this.redis.pipeline();
-    for (const start of page.value.starts) {
-      const key = keys.usage(tenant, granularity, start);
-      if (policy === undefined) rows.hgetall(key);
-      else rows.hmget(key, usageField('cost', policy), usageField('count', policy));
-    }
-    const totalField = policy ?? ALL_POLICIES;
+    for (const read of rowReads) read.queue(rows);
     const cover = this.redis.pipeline();
-    for (const bucket of coverRange(range.value.fromMs, range.value.toMs)) {
-      const key = keys.usage(tenant, bucket.granularity, bucket.start);
-      cover.hmget(key, usageField('cost', totalField), usageField('count', totalField));
-    }
+    for (const read of totalReads) read.queue(cover);
     const [rowReplies, coverReplies] = await Promise.all([rows.exec(), cover.exec()]);
 
-    const buckets: UsageBucketView[] = [];
-    page.value.starts.forEach((start, i) => {
-      const value = replyOf(rowReplies, i);
-      const totals =
-        policy === undefined
-          ? readUsageHash(value as Record<string, string>)
-          : new Map([[policy, pairTotals(value)]]);
-      buckets.push(...bucketRows(start, totals, policy));
-    });
-    const total = mergeTotals(...(coverReplies ?? []).map((_, i) => pairTotals(replyOf(coverReplies, i))));
+    const buckets: UsageBucketView[] = page.value.starts.flatMap((start, i) =>
+      bucketRows(start, rowReads[i].decode(replyOf(rowReplies, i)), policy),
+    );
+    const total = mergeTotals(...totalReads.map((read, i) => read.decode(replyOf(coverReplies, i))));
     return {
       ok: true,
-      value: { tenant, granularity, buckets, total, next_cursor: page.value.nextCursor },
+      value: {
+        tenant,
+        granularity,
+        ...(key.value === undefined ? {} : { key: key.value }),
+        buckets,
+        total,
+        next_cursor: page.value.nextCursor,
+      },
+    };
+  }
+
+  /**
+   * The heaviest keys of one policy in ONE bucket, from its `keys:` hash (`readTopKeys`: HGETALL or
+   * HSCAN by size). A stored value that does not read throws `ProjectionCorruptError`.
+   */
+  async topKeys(namespace: string, request: TopKeysRequest): Promise<QueryResult<TopKeysView>> {
+    const parsed = parseTopKeysQuery(request, this.clock());
+    if (!parsed.ok) return parsed;
+    const { granularity, startMs, limit } = parsed.value;
+    const { tenant, policy } = request;
+    const hash = new ProjectionKeys(namespace).keyUsage(tenant, policy, granularity, startMs);
+    const top = await readTopKeys(
+      this.redis,
+      hash,
+      limit,
+      (key) => new ProjectionCorruptError({ namespace, tenant, policy, granularity, startMs, key }),
+    );
+    return {
+      ok: true,
+      value: {
+        tenant,
+        policy,
+        granularity,
+        start: formatInstant(startMs),
+        keys: top.keys,
+        distinct_keys: top.distinct,
+      },
     };
   }
 
@@ -149,10 +190,4 @@ function replyOf(replies: PipelineReplies, i: number): unknown {
   if (reply === undefined) throw new Error('projection read: missing pipeline reply');
   if (reply[0] !== null) throw reply[0];
   return reply[1];
-}
-
-/** HMGET of a `cost:` / `count:` field pair. */
-function pairTotals(value: unknown): Totals {
-  const [cost, count] = Array.isArray(value) ? (value as (string | null)[]) : [];
-  return { cost: Number(cost ?? 0), count: Number(count ?? 0) };
 }

@@ -73,15 +73,15 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe(StepWriter.name, () => {
   it('cuts a step once its cells reach the budget, with the highest offset per partition', async () => {
-    // given: the first usage event is 22 cells (2 fields in 4 buckets of _all and p, a field in 4
-    // buckets of its key, a top member, a token), each further one of a new key 6; a budget of 34
-    // takes three events
+    // given: the first usage event is 21 cells (2 fields in 4 buckets of _all and p, a field in 4
+    // buckets of its key, a token), each further one of a new key 5; a budget of 31 takes three
+    // events
     const store = new FakeStore();
-    const sut = new StepWriter(store, 'live', 34);
+    const sut = new StepWriter(store, 'live', 31);
     // when
     const first = sut.add([usage(1), usage(2)], mark(0, '2'));
     await tick();
-    // then: nothing cut yet (2 events are 28 cells)
+    // then: nothing cut yet (2 events are 26 cells)
     expect(store.steps).toHaveLength(0);
     void sut.add([usage(3)], mark(0, '3'));
     await first;

@@ -14,6 +14,8 @@ export interface UsageBucketView {
 export interface UsageView {
   readonly tenant: string;
   readonly granularity: string;
+  /** The policy key asked for, echoed; absent when the query named none. */
+  readonly key?: string;
   readonly buckets: readonly UsageBucketView[];
   /** The whole range, not just this page; without a policy, each decision counted once. */
   readonly total: Totals;

@@ -14,14 +14,13 @@ ARGV:
            audit set this batch writes
   ARGV[2]  dedup set lifetime, ms, renewed on every write to the set
   ARGV[3]  events applied (added to meta `events`)
-  then seven sections, each a count n followed by its records:
+  then six sections, each a count n followed by its records:
     dedup    n groups of (key index, m, token * m)  every token must be absent, else nothing is written
     packed   n groups of (key index, m, field * m, cost * m, count * m)   per-key usage hashes: field
                                                     = policy key, value `<cost>:<count>` (decimal);
                                                     each field once per group
     hashes   n groups of (key index, m, field * m, increment * m)   usage (per policy) hashes;
                                                     each field once per group; HINCRBY results
-    zsets    n groups of (key index, m, member * m, increment * m)  top keys; ZINCRBY results
     audit    n of (key index, score, member)        ZADD LT: a re-applied row keeps its earliest time
     reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
     offsets  n of (field, next offset)              stored only when higher than the stored offset
@@ -139,7 +138,7 @@ end
 
 -- Increments are applied per key, not per field: one read and one write command for all the fields
 -- of a key in the step. A step of distinct usage cells otherwise spends most of its Redis time on
--- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY / ZINCRBY would store.
+-- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY would store.
 local function each_group(apply)
   for _ = 1, tonumber(take()) do
     local k, m = key(take()), tonumber(take())
@@ -181,26 +180,6 @@ each_group(function(k, first, last, m)
   end
   if w > 0 then
     redis.call('HSET', k, unpack(writes, 1, w))
-  end
-end)
-
--- Scores are doubles in Redis too: stored + increment here is ZINCRBY's own addition, and redis.call
--- passes a number on with 17 significant digits, i.e. exactly.
-each_group(function(k, first, last, m)
-  local current = redis.call('ZMSCORE', k, unpack(ARGV, first, last))
-  local writes, w = {}, 0
-  for i = first, last do
-    local stored = current[i - first + 1]
-    local base = stored and tonumber(stored) or 0
-    if base then
-      writes[w + 1], writes[w + 2] = base + tonumber(ARGV[i + m]), ARGV[i]
-      w = w + 2
-    else
-      redis.call('ZINCRBY', k, ARGV[i + m], ARGV[i])
-    end
-  end
-  if w > 0 then
-    redis.call('ZADD', k, unpack(writes, 1, w))
   end
 end)
 
