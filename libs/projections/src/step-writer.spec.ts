@@ -88,28 +88,39 @@ describe(StepWriter.name, () => {
     expect(store.steps.map((s) => [s.events, s.offsets])).toEqual([[3, [mark(0, '3')]]]);
   });
 
-  it('folds the next step while one runs, and holds the caller when a second step is waiting', async () => {
+  it('folds the next steps while one runs, and holds the caller once three steps are waiting', async () => {
     const store = new FakeStore();
     const sut = new StepWriter(store, 'live', 1);
-    // when: step 1 is cut and starts
+    // when: step 1 is cut and starts; steps 2 to 4 are cut while it runs
     await sut.add([usage(1)], mark(0, '1'));
     await tick();
     expect(store.running).toHaveLength(1);
-    // when: step 2 is cut while step 1 runs: its add waits for step 1
-    let second = false;
-    const adding = sut.add([usage(2)], mark(1, '5')).then(() => (second = true));
+    await sut.add([usage(2)], mark(1, '5'));
+    await sut.add([usage(3)], mark(1, '6'));
+    let fourth = false;
+    const adding = sut.add([usage(4)], mark(1, '7')).then(() => (fourth = true));
     await tick();
-    expect(store.steps).toHaveLength(2);
-    expect(second).toBe(false);
+    // then: three steps wait behind the running one, and the add that cut the third is held
+    expect(store.steps).toHaveLength(4);
     expect(store.running).toHaveLength(1);
+    expect(fourth).toBe(false);
     store.release();
     await adding;
     await tick();
-    // then: step 2 runs only after step 1, and flush waits for it
+    // then: step 2 runs only after step 1, and flush waits for every step
     expect(store.running).toHaveLength(2);
     const flushed = sut.flush();
-    store.release();
-    expect(await flushed).toEqual({ applied: 2, duplicates: 0 });
+    for (let i = 0; i < 3; i++) {
+      store.release();
+      await tick();
+    }
+    expect(await flushed).toEqual({ applied: 4, duplicates: 0 });
+    expect(store.running.map((s) => s.offsets)).toEqual([
+      [mark(0, '1')],
+      [mark(1, '5')],
+      [mark(1, '6')],
+      [mark(1, '7')],
+    ]);
   });
 
   it('keeps offsets of a step without events (a batch of dead letters) and skips an empty flush', async () => {
@@ -132,11 +143,13 @@ describe(StepWriter.name, () => {
     const failures: unknown[] = [];
     const sut = new StepWriter(store, 'live', 1, { onFailure: (error) => failures.push(error) });
     await sut.add([usage(1)], mark(0, '1'));
-    const next = sut.add([usage(2)], mark(0, '2'));
+    await sut.add([usage(2)], mark(0, '2')); // cut while step 1 runs: waits behind it
     await tick();
     store.release();
-    await expect(next).rejects.toThrow('redis down');
+    await tick();
+    // then: told at once; the waiting step is never sent; later adds and the flush fail
     expect(failures).toEqual([new Error('redis down')]);
+    await expect(sut.add([usage(3)], mark(0, '3'))).rejects.toThrow('redis down');
     await expect(sut.flush()).rejects.toThrow('redis down');
     expect(store.running).toHaveLength(1);
   });
@@ -150,7 +163,7 @@ describe(StepWriter.name, () => {
     await sut.add([usage(1)], mark(0, '1'));
     await sut.cutPending();
     await sut.add([usage(2), usage(3)], mark(1, '8'));
-    // the second step waits for the first, as a cut by the budget does
+    // the second step is cut while the first runs, and runs after it
     const second = sut.cutPending();
     await tick();
     store.release();
