@@ -292,6 +292,23 @@ describe('GET /v1/usage?key=', () => {
     const top = await sut.get(`/v1/top-keys?tenant=qc&policy=p1&granularity=hour&at=2026-10-05T09:30:00Z`);
     expect(top).toMatchObject({ status: 500, body: { code: 'projection.corrupt' } });
   });
+
+  it('answers 500 projection.corrupt when a per-policy usage value is not a decimal integer', async () => {
+    // given a `usage:` counter overwritten by hand in one hour bucket of tenant qu
+    await client.hset(LIVE.usage('qu', 'hour', T0 + H), 'cost:p1', '12abc', 'count:p1', '3');
+    const expected = {
+      status: 500,
+      body: {
+        code: 'projection.corrupt',
+        message:
+          'projection namespace live: the usage of policy p1 (tenant "qu") in the hour bucket of ' +
+          '2026-10-05T09:00:00Z is not a decimal integer; replay the namespace',
+      },
+    };
+    // then: the policy's rows and every-policy rows fail alike; nothing is read as 0 or NaN
+    expect(await sut.get(`/v1/usage?tenant=qu&policy=p1&${RANGE}`)).toEqual(expected);
+    expect(await sut.get(`/v1/usage?tenant=qu&${RANGE}`)).toEqual(expected);
+  });
 });
 
 describe('GET /v1/top-keys', () => {

@@ -86,7 +86,7 @@ export { formatInstant, type UsageBucketView, type UsageView } from './usage-pag
 export { POLICY_KEY, POLICY_KEY_MESSAGE } from './policy-key-param';
 export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './top-keys-query';
 export type { KeyUsage } from './top-keys';
-export { ProjectionCorruptError, type CorruptKeyUsage } from './projection-corrupt.error';
+export { ProjectionCorruptError, type CorruptUsage } from './projection-corrupt.error';
 export { createProjectionRedis } from './projection-redis';
 export type { ProjectionRedis } from './apply-batch.script';
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';

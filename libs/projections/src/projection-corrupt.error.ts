@@ -1,31 +1,38 @@
 import type { Granularity } from './granularity';
 import { formatInstant } from './usage-page';
 
-/** Where an unreadable `keys:` field was found. */
-export interface CorruptKeyUsage {
+/** Where an unreadable usage value was found. */
+export interface CorruptUsage {
   readonly namespace: string;
   readonly tenant: string;
+  /** The policy, or `_all` for the all-policies aggregate of a `usage:` hash. */
   readonly policy: string;
   readonly granularity: Granularity;
   readonly startMs: number;
-  /** The field: the policy key. */
-  readonly key: string;
+  /** A `keys:` field (the policy key); absent: the policy's `cost:` / `count:` pair of a `usage:` hash. */
+  readonly key?: string;
 }
 
 /**
- * A `keys:` field whose value is not `<cost>:<count>`. apply-batch.lua refuses to write one, so it is
- * a namespace written by an older layout or edited by hand: any number read from it (or a bucket
- * skipped) would be a silently wrong bill, so the query fails and says which bucket to look at. The
- * cure is a replay into a new namespace; retrying does not help.
+ * A stored usage value that is not what the projector writes: a `keys:` field that is not
+ * `<cost>:<count>`, or a `usage:` `cost:` / `count:` field that is not a decimal integer ≥ 0.
+ * apply-batch.lua never writes one, so it is a namespace written by an older layout or edited by
+ * hand: any number read from it (or a bucket skipped) would be a silently wrong bill, so the query
+ * fails and says which bucket to look at. The cure is a replay into a new namespace; retrying does
+ * not help.
  */
 export class ProjectionCorruptError extends Error {
   override readonly name = 'ProjectionCorruptError';
 
-  constructor(readonly where: CorruptKeyUsage) {
+  constructor(readonly where: CorruptUsage) {
+    const bucket = `in the ${where.granularity} bucket of ${formatInstant(where.startMs)}`;
+    const tenant = `tenant ${JSON.stringify(where.tenant)}`;
     super(
-      `projection namespace ${where.namespace}: the usage of key ${JSON.stringify(where.key)} ` +
-        `(tenant ${JSON.stringify(where.tenant)}, policy ${where.policy}) in the ${where.granularity} bucket ` +
-        `of ${formatInstant(where.startMs)} is not <cost>:<count>; replay the namespace`,
+      where.key === undefined
+        ? `projection namespace ${where.namespace}: the usage of policy ${where.policy} (${tenant}) ` +
+            `${bucket} is not a decimal integer; replay the namespace`
+        : `projection namespace ${where.namespace}: the usage of key ${JSON.stringify(where.key)} ` +
+            `(${tenant}, policy ${where.policy}) ${bucket} is not <cost>:<count>; replay the namespace`,
     );
   }
 }

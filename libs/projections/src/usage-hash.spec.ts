@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { mergeTotals, isZeroTotals, ZERO_TOTALS } from './totals';
-import { readKeyUsageHash, readUsageHash } from './usage-hash';
+import { parseUsageCounter, readKeyUsageHash, readUsageHash } from './usage-hash';
 
 describe(readUsageHash.name, () => {
+  it('tells each policy whose value is not a counter, and leaves it out', () => {
+    const invalid: string[] = [];
+    const sut = readUsageHash(
+      { 'cost:a': '7', 'count:a': '-1', 'cost:b': '1.5', 'count:b': '2', 'cost:c': '3', junk: 'x' },
+      (policy) => invalid.push(policy),
+    );
+    expect(invalid).toEqual(['a', 'b']);
+    expect([...sut]).toEqual([
+      ['a', { cost: 7, count: 0 }],
+      ['b', { cost: 0, count: 2 }],
+      ['c', { cost: 3, count: 0 }],
+    ]);
+  });
+
   it('groups cost and count fields by name and ignores foreign fields', () => {
     const sut = readUsageHash({
       'cost:a': '7',
@@ -17,6 +31,15 @@ describe(readUsageHash.name, () => {
       ['b', { cost: 0, count: 1 }],
       ['svc:42', { cost: 3, count: 0 }],
     ]);
+  });
+});
+
+describe(parseUsageCounter.name, () => {
+  it('reads what HINCRBY stores for a counter that only grows, and nothing else', () => {
+    expect(['0', '7', '9007199254740991'].map(parseUsageCounter)).toEqual([0, 7, 9007199254740991]);
+    expect(['', '-1', '1.5', '1e3', ' 1', 'NaN', '0x10', '12345678901234567'].map(parseUsageCounter)).toEqual(
+      Array(8).fill(null),
+    );
   });
 });
 

@@ -1,16 +1,34 @@
 import { parseKeyUsageValue, parseUsageField } from './projection-keys';
 import type { Totals } from './totals';
 
+const COUNTER = /^\d{1,16}$/;
+
 /**
- * Totals per policy of a `usage:` hash, from HGETALL's field → value object. Unknown fields are ignored; a name with only one of its two
- * fields reads the other as 0.
+ * A `usage:` value as HINCRBY stores it: a decimal integer ≥ 0 (costs and counts never go down);
+ * null for anything else.
  */
-export function readUsageHash(fields: Readonly<Record<string, string>>): Map<string, Totals> {
+export function parseUsageCounter(raw: string): number | null {
+  return COUNTER.test(raw) ? Number(raw) : null;
+}
+
+/**
+ * Totals per policy of a `usage:` hash, from HGETALL's field → value object. Unknown fields are
+ * ignored; a name with only one of its two fields reads the other as 0. A value that is not a
+ * counter (`parseUsageCounter`) is told to `onInvalid` with its policy, or skipped without it.
+ */
+export function readUsageHash(
+  fields: Readonly<Record<string, string>>,
+  onInvalid?: (policy: string) => void,
+): Map<string, Totals> {
   const totals = new Map<string, { cost: number; count: number }>();
   for (const [field, raw] of Object.entries(fields)) {
     const parsed = parseUsageField(field);
-    const value = Number(raw);
-    if (parsed === null || !Number.isFinite(value)) continue;
+    if (parsed === null) continue;
+    const value = parseUsageCounter(raw);
+    if (value === null) {
+      onInvalid?.(parsed.name);
+      continue;
+    }
     const entry = totals.get(parsed.name) ?? { cost: 0, count: 0 };
     entry[parsed.metric] += value;
     totals.set(parsed.name, entry);

@@ -59,6 +59,21 @@ describe(usageSource.name, () => {
       expect(queued(sut.total('hour', HOUR))).toEqual([call]);
       expect(sut.rows('hour', HOUR).decode(['5', null])).toEqual(new Map([['p1', { cost: 5, count: 0 }]]));
     });
+
+    it.each([
+      ['x', '1'],
+      ['1', '-2'],
+      ['1.5', '1'],
+      ['', '1'],
+      ['1', '1e3'],
+    ])('throws ProjectionCorruptError naming the bucket for a stored pair %j', (cost, count) => {
+      const read = () => sut.total('day', HOUR).decode([cost, count]);
+      expect(read).toThrow(
+        'projection namespace live: the usage of policy p1 (tenant "acme") in the day bucket of ' +
+          '2026-11-30T00:00:00Z is not a decimal integer; replay the namespace',
+      );
+      expect(() => sut.rows('day', HOUR).decode([cost, count])).toThrow(ProjectionCorruptError);
+    });
   });
 
   describe('every policy', () => {
@@ -75,6 +90,16 @@ describe(usageSource.name, () => {
         new Map([['p1', { cost: 3, count: 1 }]]),
       );
       expect(sut.total('hour', HOUR).decode(['9', '4'])).toEqual({ cost: 9, count: 4 });
+    });
+
+    it('throws ProjectionCorruptError for a bad value of any policy of a row, and of the total', () => {
+      expect(() => sut.rows('hour', HOUR).decode({ 'cost:p1': '3', 'count:p2': 'NaN' })).toThrow(
+        'projection namespace live: the usage of policy p2 (tenant "acme") in the hour bucket of ' +
+          '2026-11-30T09:00:00Z is not a decimal integer; replay the namespace',
+      );
+      expect(() => sut.total('hour', HOUR).decode(['9', 'four'])).toThrow(
+        /policy _all .* not a decimal integer/,
+      );
     });
   });
 

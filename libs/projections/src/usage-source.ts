@@ -4,7 +4,7 @@ import { bucketStart, type Granularity } from './granularity';
 import { ProjectionCorruptError } from './projection-corrupt.error';
 import { parseKeyUsageValue, usageField, type ProjectionKeys } from './projection-keys';
 import { ZERO_TOTALS, type Totals } from './totals';
-import { readUsageHash } from './usage-hash';
+import { parseUsageCounter, readUsageHash } from './usage-hash';
 
 /** One bucket's read: queued on a pipeline, then its reply decoded. */
 export interface BucketRead<T> {
@@ -35,7 +35,8 @@ export interface UsageSource {
  * - every policy: rows are HGETALL of the `usage:` hash, the total its `_all` pair (each decision once);
  * - one policy: HMGET of that policy's `cost:` / `count:` pair of the `usage:` hash, rows and total;
  * - one key: HMGET of the key's one packed field of the `keys:` hash of (tenant, policy), rows and total.
- * An absent hash or field reads as zero, exactly like a bucket without usage.
+ * An absent hash or field reads as zero, exactly like a bucket without usage; a value the projector
+ * never writes throws `ProjectionCorruptError`.
  */
 export function usageSource(keys: ProjectionKeys, scope: UsageScope): UsageSource {
   const { tenant, policy, key } = scope;
@@ -60,6 +61,14 @@ export function usageSource(keys: ProjectionKeys, scope: UsageScope): UsageSourc
     });
     return { rows: (g, s) => onePolicy(policy, read(g, s)), total: read };
   }
+  const corrupt = (policy: string, granularity: Granularity, start: number) =>
+    new ProjectionCorruptError({
+      namespace: keys.namespace,
+      tenant,
+      policy,
+      granularity,
+      startMs: bucketStart(start, granularity),
+    });
   const pair = (name: string, granularity: Granularity, start: number): BucketRead<Totals> => ({
     queue: (pipeline) =>
       pipeline.hmget(
@@ -67,7 +76,11 @@ export function usageSource(keys: ProjectionKeys, scope: UsageScope): UsageSourc
         usageField('cost', name),
         usageField('count', name),
       ),
-    decode: pairTotals,
+    decode: (reply) => {
+      const totals = pairTotals(reply);
+      if (totals === null) throw corrupt(name, granularity, start);
+      return totals;
+    },
   });
   if (policy !== undefined) {
     return { rows: (g, s) => onePolicy(policy, pair(policy, g, s)), total: (g, s) => pair(policy, g, s) };
@@ -75,7 +88,10 @@ export function usageSource(keys: ProjectionKeys, scope: UsageScope): UsageSourc
   return {
     rows: (granularity, start) => ({
       queue: (pipeline) => pipeline.hgetall(keys.usage(tenant, granularity, start)),
-      decode: (reply) => readUsageHash(reply as Record<string, string>),
+      decode: (reply) =>
+        readUsageHash(reply as Record<string, string>, (name) => {
+          throw corrupt(name, granularity, start);
+        }),
     }),
     total: (g, s) => pair(ALL_POLICIES, g, s),
   };
@@ -89,8 +105,8 @@ function repliedFields(reply: unknown): readonly (string | null)[] {
   return Array.isArray(reply) ? (reply as (string | null)[]) : [];
 }
 
-/** HMGET of a `cost:` / `count:` field pair. */
-function pairTotals(reply: unknown): Totals {
-  const [cost, count] = repliedFields(reply);
-  return { cost: Number(cost ?? 0), count: Number(count ?? 0) };
+/** HMGET of a `cost:` / `count:` field pair (absent: 0); null when a value is not a counter. */
+function pairTotals(reply: unknown): Totals | null {
+  const [cost, count] = repliedFields(reply).map((raw) => (raw === null ? 0 : parseUsageCounter(raw)));
+  return cost === null || count === null ? null : { cost: cost ?? 0, count: count ?? 0 };
 }
