@@ -74,14 +74,8 @@ export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMa
 export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
 export { ProjectionStore, type ApplyOutcome, type PreparedStep, type StepEvents } from './projection.store';
 export { StepWriter } from './step-writer';
-export {
-  ProjectionQueries,
-  type AuditEntryView,
-  type AuditRequest,
-  type AuditView,
-  type QueryResult,
-  type UsageRequest,
-} from './projection.queries';
+export { ProjectionQueries } from './projection.queries';
+export type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
 export { formatInstant, type UsageBucketView, type UsageView } from './usage-page';
 export { POLICY_KEY, POLICY_KEY_MESSAGE } from './policy-key-param';
 export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './top-keys-query';

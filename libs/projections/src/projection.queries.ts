@@ -1,57 +1,18 @@
 import type { ProjectionRedis } from './apply-batch.script';
-import { auditEntryFromMember, type AuditType } from './audit-entry';
+import { auditEntryFromMember } from './audit-entry';
 import { nextAuditCursor, parseAuditQuery } from './audit-query';
 import { bucketPage, parsePageSize } from './bucket-pages';
 import { parsePolicyKeyParam } from './policy-key-param';
 import { ProjectionCorruptError } from './projection-corrupt.error';
 import { ProjectionKeys } from './projection-keys';
 import { coverRange } from './range-cover';
+import type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
 import { parseUsageRange, type QueryError } from './time-range';
 import { parseTopKeysQuery, type TopKeysRequest, type TopKeysView } from './top-keys-query';
 import { readTopKeys } from './top-keys.reader';
 import { mergeTotals } from './totals';
 import { bucketRows, formatInstant, type UsageBucketView, type UsageView } from './usage-page';
 import { usageSource } from './usage-source';
-
-/** Query parameters as received (strings), already checked for shape by the transport's DTO. */
-export interface UsageRequest {
-  readonly tenant: string;
-  readonly policy?: string;
-  /** One policy key of `policy` (`keys:` hashes); needs `policy`. */
-  readonly key?: string;
-  readonly granularity?: string;
-  readonly from?: string;
-  readonly to?: string;
-  readonly cursor?: string;
-  readonly limit?: string;
-}
-
-export interface AuditRequest {
-  /** Absent: the tenant-less trail, which also holds policy reloads. */
-  readonly tenant?: string;
-  readonly since?: string;
-  readonly limit?: string;
-  readonly cursor?: string;
-}
-
-/** One row of `GET /v1/audit`. */
-export interface AuditEntryView {
-  readonly time: string;
-  readonly type: AuditType;
-  readonly policy?: string;
-  /** Deny reason, degraded cause, would-deny reason; for `policy_reload`, the new policy-set version. */
-  readonly reason?: string;
-  readonly count: number;
-  readonly selectors: Readonly<Record<string, string>>;
-}
-
-export interface AuditView {
-  readonly entries: readonly AuditEntryView[];
-  readonly next_cursor: string | null;
-}
-
-export type QueryResult<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: QueryError[] };
 
 /**
  * Reads of the query API. A usage page is one pipelined read per bucket start of the page; the
