@@ -11,17 +11,19 @@ export interface BucketPage {
   readonly nextCursor: string | null;
 }
 
-/** `limit`-style page size: an integer 1..MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when absent. */
-export function parsePageSize(text: string | undefined): Parsed<number> {
-  if (text === undefined) return { ok: true, value: DEFAULT_PAGE_SIZE };
+/** A `limit` parameter: an integer 1..`max`, `fallback` when absent. */
+export function parseLimit(text: string | undefined, fallback: number, max: number): Parsed<number> {
+  if (text === undefined) return { ok: true, value: fallback };
   const size = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
-  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
-    return {
-      ok: false,
-      errors: [{ field: 'limit', message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` }],
-    };
+  if (!(size >= 1 && size <= max)) {
+    return { ok: false, errors: [{ field: 'limit', message: `limit must be an integer from 1 to ${max}` }] };
   }
   return { ok: true, value: size };
+}
+
+/** Bucket starts per usage page: 1..MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when absent. */
+export function parsePageSize(text: string | undefined): Parsed<number> {
+  return parseLimit(text, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
 }
 
 /**

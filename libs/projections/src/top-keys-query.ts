@@ -1,3 +1,4 @@
+import { parseLimit } from './bucket-pages';
 import { bucketStart, isGranularity, type Granularity } from './granularity';
 import { parseInstant, type Parsed, type QueryError } from './time-range';
 import type { KeyUsage } from './top-keys';
@@ -52,15 +53,10 @@ export function parseTopKeysQuery(
   const at = query.at === undefined ? nowMs : parseInstant(query.at);
   if (at === null) errors.push({ field: 'at', message: 'at must be an ISO 8601 time with a zone' });
   else if (at < 0) errors.push({ field: 'at', message: 'at must not be before 1970' });
-  const limit =
-    query.limit === undefined
-      ? DEFAULT_TOP_KEYS_LIMIT
-      : /^\d{1,6}$/.test(query.limit)
-        ? Number(query.limit)
-        : 0;
-  if (!(limit >= 1 && limit <= MAX_TOP_KEYS_LIMIT)) {
-    errors.push({ field: 'limit', message: `limit must be an integer from 1 to ${MAX_TOP_KEYS_LIMIT}` });
+  const limit = parseLimit(query.limit, DEFAULT_TOP_KEYS_LIMIT, MAX_TOP_KEYS_LIMIT);
+  if (!limit.ok) errors.push(...limit.errors);
+  if (errors.length > 0 || !isGranularity(granularity) || at === null || !limit.ok) {
+    return { ok: false, errors };
   }
-  if (errors.length > 0 || !isGranularity(granularity) || at === null) return { ok: false, errors };
-  return { ok: true, value: { granularity, startMs: bucketStart(at, granularity), limit } };
+  return { ok: true, value: { granularity, startMs: bucketStart(at, granularity), limit: limit.value } };
 }
