@@ -66,7 +66,8 @@ export class StepWriter {
 
   /**
    * Cuts a step of what is pending, however small (nothing more is coming for now: waiting for the
-   * budget would only add lag). Returns like `add`, once the step before it is applied.
+   * budget would only add lag). Returns like `add`, once the step `WAITING_STEPS` before it is
+   * applied.
    */
   async cutPending(): Promise<void> {
     if (this.events.length > 0 || this.records.length > 0 || this.offsets.size > 0) await this.cut();

@@ -136,20 +136,6 @@ for _, group in ipairs(packed) do
   end
 end
 
--- Increments are applied per key, not per field: one read and one write command for all the fields
--- of a key in the step. A step of distinct usage cells otherwise spends most of its Redis time on
--- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY would store.
-local function each_group(apply)
-  for _ = 1, tonumber(take()) do
-    local k, m = key(take()), tonumber(take())
-    -- fields (members) at ARGV[at .. at+m-1], their increments m further on
-    for i = at, at + m - 1, CHUNK do
-      apply(k, i, math.min(i + CHUNK - 1, at + m - 1), m)
-    end
-    at = at + 2 * m
-  end
-end
-
 -- Lua numbers are doubles: a sum is done here only while both terms are integers below 2^46 (so
 -- exact, and written back by redis.call as plain digits) and the stored one is in HINCRBY's
 -- canonical form. Anything else (a huge counter, a value HINCRBY would refuse) goes through HINCRBY
@@ -159,29 +145,38 @@ local function small(n)
   return n and n % 1 == 0 and n < SMALL and n > -SMALL
 end
 
-each_group(function(k, first, last, m)
-  local current = redis.call('HMGET', k, unpack(ARGV, first, last))
-  local writes, w = {}, 0
-  for i = first, last do
-    local stored, by = current[i - first + 1], tonumber(ARGV[i + m])
-    local base = 0
-    if stored then
-      base = tonumber(stored)
-      if not (small(base) and string.format('%d', base) == stored) then
-        base = nil
+-- Increments are applied per key, not per field: one read and one write command for all the fields
+-- of a key in the step. A step of distinct usage cells otherwise spends most of its Redis time on
+-- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY would store.
+for _ = 1, tonumber(take()) do
+  local k, m = key(take()), tonumber(take())
+  -- fields at ARGV[at .. at+m-1], their increments m further on
+  for first = at, at + m - 1, CHUNK do
+    local last = math.min(first + CHUNK - 1, at + m - 1)
+    local current = redis.call('HMGET', k, unpack(ARGV, first, last))
+    local writes, w = {}, 0
+    for i = first, last do
+      local stored, by = current[i - first + 1], tonumber(ARGV[i + m])
+      local base = 0
+      if stored then
+        base = tonumber(stored)
+        if not (small(base) and string.format('%d', base) == stored) then
+          base = nil
+        end
+      end
+      if base and small(by) then
+        writes[w + 1], writes[w + 2] = ARGV[i], base + by
+        w = w + 2
+      else
+        redis.call('HINCRBY', k, ARGV[i], ARGV[i + m])
       end
     end
-    if base and small(by) then
-      writes[w + 1], writes[w + 2] = ARGV[i], base + by
-      w = w + 2
-    else
-      redis.call('HINCRBY', k, ARGV[i], ARGV[i + m])
+    if w > 0 then
+      redis.call('HSET', k, unpack(writes, 1, w))
     end
   end
-  if w > 0 then
-    redis.call('HSET', k, unpack(writes, 1, w))
-  end
-end)
+  at = at + 2 * m
+end
 
 local cutoff = '(' .. string.format('%.0f', now - retention)
 local trimmed = {}
