@@ -7,5 +7,6 @@ export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { installOverloadShedding } from './overload';
 export { HTTP_OPTIONS } from './http.constants';
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
 export { createHttpApp, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, type HttpAppSpec } from './run-http-app';

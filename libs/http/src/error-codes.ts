@@ -1,0 +1,82 @@
+/**
+ * The error vocabulary of every Tally API: each `code` an error body may carry, with the statuses it
+ * comes with and what it means. This table is the one source of truth: the README's error table is
+ * checked against it (error-codes.spec.ts) and the hostile-input suite accepts no code outside it.
+ * Callers branch on `code`, never on `message`; a code, once published, keeps its meaning.
+ */
+export const ERROR_CODES = {
+  'request.invalid': {
+    statuses: [400],
+    meaning: 'a field is missing, unknown or of the wrong type; `errors[]` names each',
+  },
+  'request.malformed_json': { statuses: [400], meaning: 'the body is empty or not JSON' },
+  'request.invalid_content_length': {
+    statuses: [400],
+    meaning: 'the content-length does not match the body',
+  },
+  'request.aborted': {
+    statuses: [400],
+    meaning: 'the client closed the connection before the body was read',
+  },
+  'request.too_large': { statuses: [413], meaning: 'the body is larger than `TALLY_BODY_LIMIT_BYTES`' },
+  'request.unsupported_media_type': { statuses: [415], meaning: 'the body is not `application/json`' },
+  'route.not_found': { statuses: [404], meaning: 'no such route' },
+  'route.method_not_allowed': { statuses: [405], meaning: 'the route exists, not with this method' },
+  'auth.missing': { statuses: [401], meaning: 'no `Authorization: Bearer <token>` header' },
+  'auth.invalid': { statuses: [401], meaning: 'the bearer token is not accepted' },
+  'auth.forbidden': {
+    statuses: [403],
+    meaning: 'the token is valid but lacks the role (or the tenant) this call needs',
+  },
+  'selector.identity_missing': {
+    statuses: [400],
+    meaning: 'a key dimension of an applicable policy is absent',
+  },
+  'selector.identity_invalid': {
+    statuses: [400],
+    meaning: 'a selector or attribute value is empty, too long or has control characters',
+  },
+  'cost.invalid': { statuses: [400], meaning: 'cost is not a whole number ≥ 0' },
+  'cost.too_large': {
+    statuses: [413],
+    meaning: 'cost is above what the applicable policies (or the global ceiling) allow; nothing consumed',
+  },
+  'idempotency_key.invalid': {
+    statuses: [400],
+    meaning: 'the idempotency key is outside its alphabet or length',
+  },
+  'idempotency.conflict': {
+    statuses: [409],
+    meaning: 'the idempotency key was used for a different request',
+  },
+  'quota.exceeded': { statuses: [429], meaning: 'denied by quota; nothing consumed' },
+  'backend.timeout': { statuses: [503], meaning: 'Redis missed its deadline under a fail_closed policy' },
+  'backend.unavailable': {
+    statuses: [503],
+    meaning: 'Redis is unreachable (or the breaker is open) under a fail_closed policy',
+  },
+  'backend.error': { statuses: [503], meaning: 'Redis answered with an error under a fail_closed policy' },
+  'server.overloaded': {
+    statuses: [503],
+    meaning: 'too many requests in flight: the API sheds load (never a quota answer)',
+  },
+  'policy.not_found': { statuses: [404], meaning: 'no policy of that name' },
+  'policy.invalid': {
+    statuses: [422],
+    meaning: 'a reloaded policy file is invalid; every error is listed and the running set stays',
+  },
+  'namespace.not_found': { statuses: [404], meaning: 'no projection namespace of that name' },
+  'projection.corrupt': {
+    statuses: [500],
+    meaning: 'a stored projection value is not what the projector writes: replay the namespace',
+  },
+  internal: { statuses: [500], meaning: 'a bug; the message never says more' },
+} as const satisfies Record<string, { readonly statuses: readonly number[]; readonly meaning: string }>;
+
+/** A code of the vocabulary. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Whether `code` is in the vocabulary (tests and the SDK use it on answers they did not build). */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
