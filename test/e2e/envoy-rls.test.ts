@@ -3,114 +3,12 @@
  * an ephemeral port, a @grpc/grpc-js client built from the same vendored protos, real Redis (and an
  * unreachable one for backend failures). Only the process boundary and Envoy itself are missing.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { credentials, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
-import { type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadConfig } from '@tally/config';
-import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { createHttpApp } from '@tally/http';
-import { createLogger } from '@tally/observability';
+import { status } from '@grpc/grpc-js';
+import { type RlsRequest } from '@tally/envoy-rls';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueName } from '@tally/testing';
-import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';
 import { GrpcRlsServer } from '../../apps/decision-api/src/grpc-rls.server';
-import { ADMIN_TOKEN, CALLER_TOKEN } from './support/decision-api.harness';
-
-/** The decoded answer: proto3 leaves zero values out, so `limit_remaining: 0` arrives absent. */
-interface Answer {
-  overall_code: string;
-  statuses: {
-    code: string;
-    current_limit?: { name: string; requests_per_unit: number; unit: string };
-    limit_remaining?: number;
-    duration_until_reset?: { seconds?: number; nanos?: number };
-  }[];
-  response_headers_to_add?: { key: string; value: string }[];
-}
-
-type Unary = (
-  request: RlsRequest,
-  metadata: Metadata,
-  done: (error: ServiceError | null, answer?: Answer) => void,
-) => void;
-
-class RlsStack {
-  private stopped = false;
-
-  private constructor(
-    private readonly app: NestFastifyApplication,
-    private readonly client: Client,
-    private readonly dir: string,
-    readonly httpUrl: string,
-  ) {}
-
-  static async start(redisUrl: string, policies: string): Promise<RlsStack> {
-    const dir = await mkdtemp(join(tmpdir(), 'tally-rls-'));
-    await writeFile(join(dir, 'policies.yaml'), policies);
-    const config = loadConfig({
-      REDIS_URL: redisUrl,
-      TALLY_POLICIES: join(dir, 'policies.yaml'),
-      TALLY_API_TOKENS: CALLER_TOKEN,
-      TALLY_ADMIN_TOKEN: ADMIN_TOKEN,
-      TALLY_TOKEN_SECRET: 'e2e-rls-token-secret-0123456789',
-      TALLY_LOG_LEVEL: 'error',
-    });
-    const app = await createHttpApp(DecisionApiModule.forRoot(config), {
-      logger: createLogger('decision-api-rls-e2e', config.logLevel),
-      bodyLimit: config.bodyLimitBytes,
-      maxInflight: config.maxInflight,
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    // What main.ts does after listening, on a free port instead of TALLY_GRPC_PORT.
-    const grpcPort = await app.get(GrpcRlsServer).start('127.0.0.1', 0);
-    const address = app.getHttpServer().address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    const { Client: RlsClient } = loadRateLimitService();
-    const client = new RlsClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure());
-    return new RlsStack(app, client, dir, `http://127.0.0.1:${address.port}`);
-  }
-
-  /** `ShouldRateLimit` with the caller token unless told otherwise (`null`: no metadata). */
-  call(request: RlsRequest, token: string | null = CALLER_TOKEN): Promise<Answer> {
-    const metadata = new Metadata();
-    if (token !== null) metadata.set('authorization', `Bearer ${token}`);
-    const method = (this.client as unknown as { ShouldRateLimit: Unary }).ShouldRateLimit.bind(this.client);
-    return new Promise((resolve, reject) =>
-      method(request, metadata, (error, answer) => (error ? reject(error) : resolve(answer as Answer))),
-    );
-  }
-
-  /** The gRPC error of a call that must fail. */
-  async failure(request: RlsRequest, token: string | null = CALLER_TOKEN): Promise<ServiceError> {
-    try {
-      const answer = await this.call(request, token);
-      throw new Error(`expected a gRPC error, got ${JSON.stringify(answer)}`);
-    } catch (error) {
-      if ((error as Partial<ServiceError>).code === undefined) throw error;
-      return error as ServiceError;
-    }
-  }
-
-  async readiness(): Promise<{ status: string; components: Record<string, { status: string }> }> {
-    const res = await fetch(`${this.httpUrl}/readyz`);
-    return (await res.json()) as { status: string; components: Record<string, { status: string }> };
-  }
-
-  /** The app's own shutdown (what SIGTERM runs); the client stays open to see the server gone. */
-  async stopApp(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    await this.app.close();
-  }
-
-  async close(): Promise<void> {
-    await this.stopApp();
-    this.client.close();
-    await rm(this.dir, { recursive: true, force: true });
-  }
-}
+import { RlsStack, type Answer } from './support/rls-stack.harness';
 
 const headers = (answer: Answer): Record<string, string> =>
   Object.fromEntries((answer.response_headers_to_add ?? []).map((h) => [h.key, h.value]));

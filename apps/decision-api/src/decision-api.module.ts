@@ -6,6 +6,7 @@ import { HealthRegistry, ObservabilityModule } from '@tally/observability';
 import { PolicyModule, PolicyStore } from '@tally/policy';
 import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
 import { DecisionsController } from './decisions.controller';
+import { GrpcMetrics } from './grpc-metrics';
 import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
 import { PoliciesController } from './policies.controller';
@@ -41,6 +42,7 @@ export class DecisionApiModule {
       ],
       controllers: [DecisionsController, PoliciesController],
       providers: [
+        GrpcMetrics,
         GrpcRlsService,
         GrpcRlsServer,
         {

@@ -1,14 +1,26 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   Server,
   ServerCredentials,
   status,
   type sendUnaryData,
   type ServerUnaryCall,
+  type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { loadRateLimitService, type RlsRequest, type RlsResponse } from '@tally/envoy-rls';
+import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
+import {
+  loadRateLimitService,
+  RlsCallGate,
+  rlsServerOptions,
+  type RlsRequest,
+  type RlsResponse,
+} from '@tally/envoy-rls';
+import { HTTP_OPTIONS, type HttpOptions } from '@tally/http';
 import { HealthRegistry } from '@tally/observability';
+import { GrpcCallerAuth } from './grpc-auth';
+import { GrpcMetrics } from './grpc-metrics';
 import { GrpcRlsService } from './grpc-rls.service';
 
 /** In-flight calls get this long to finish at shutdown before the server cuts them. */
@@ -18,6 +30,11 @@ const DRAIN_MS = 5000;
  * Envoy's rate-limit gRPC service on `TALLY_GRPC_PORT`. `main.ts` starts it once HTTP listens; it
  * stops in `onModuleDestroy`, which Nest runs for this (root) module before the engine's, so calls in
  * flight finish while Redis is still connected. Readiness gains the component `grpc` when it starts.
+ *
+ * Limits (docs/envoy.md, "Limits"): every call passes the `RlsCallGate` (token, in-flight limit,
+ * read deadline) before its request is read; grpc-js refuses a request above
+ * `TALLY_GRPC_MAX_MESSAGE_BYTES` before decoding it; idle and old connections are closed
+ * (`TALLY_GRPC_MAX_CONNECTION_*`). With `TALLY_TLS_CERT`/`TALLY_TLS_KEY` it serves TLS only.
  */
 @Injectable()
 export class GrpcRlsServer implements OnModuleDestroy {
@@ -28,17 +45,37 @@ export class GrpcRlsServer implements OnModuleDestroy {
   constructor(
     private readonly rls: GrpcRlsService,
     private readonly health: HealthRegistry,
+    private readonly metrics: GrpcMetrics,
+    @Inject(TALLY_CONFIG) private readonly config: TallyConfig,
+    @Inject(HTTP_OPTIONS) private readonly http: HttpOptions,
   ) {}
 
   /** Binds `host:port` (0 = any free port) and resolves with the bound port. */
   async start(host: string, port: number): Promise<number> {
-    const server = new Server();
+    const auth = new GrpcCallerAuth(this.http);
+    const gate = new RlsCallGate({
+      authorize: (metadata) => auth.allows(metadata.get('authorization')),
+      maxInflight: this.config.maxInflight,
+      readTimeoutMs: this.config.grpcReadTimeoutMs,
+      onRefused: (reason) => this.metrics.refused(reason),
+    });
+    this.metrics.watchInflight(() => gate.inFlight);
+    const server = new Server({
+      ...rlsServerOptions({
+        maxMessageBytes: this.config.grpcMaxMessageBytes,
+        keepaliveTimeMs: this.config.grpcKeepaliveTimeMs,
+        keepaliveTimeoutMs: this.config.grpcKeepaliveTimeoutMs,
+        maxConnectionIdleMs: this.config.grpcMaxConnectionIdleMs,
+        maxConnectionAgeMs: this.config.grpcMaxConnectionAgeMs,
+      }),
+      interceptors: [gate.interceptor],
+    });
     const implementation: UntypedServiceImplementation = {
       ShouldRateLimit: (
         call: ServerUnaryCall<RlsRequest, RlsResponse>,
         callback: sendUnaryData<RlsResponse>,
       ): void => {
-        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization')).then(
+        this.rls.shouldRateLimit(call.request).then(
           (result) =>
             result.ok
               ? callback(null, result.response)
@@ -47,17 +84,18 @@ export class GrpcRlsServer implements OnModuleDestroy {
         );
       },
     };
-    server.addService(loadRateLimitService().definition, implementation);
+    server.addService(this.countingDecodes(loadRateLimitService().definition), implementation);
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, ServerCredentials.createInsecure(), (error, p) =>
-        error ? reject(error) : resolve(p),
-      ),
+      server.bindAsync(address, this.credentials(), (error, p) => (error ? reject(error) : resolve(p))),
     );
     this.server = server;
     this.serving = true;
+    const scheme = this.config.tlsCertPath === undefined ? 'plaintext' : 'TLS';
     this.health.register('grpc', () =>
-      this.serving ? { status: 'up', detail: `port ${bound}` } : { status: 'down', detail: 'stopped' },
+      this.serving
+        ? { status: 'up', detail: `port ${bound}, ${scheme}` }
+        : { status: 'down', detail: 'stopped' },
     );
     return bound;
   }
@@ -78,5 +116,28 @@ export class GrpcRlsServer implements OnModuleDestroy {
         resolve();
       });
     });
+  }
+
+  /** The files were checked at boot (loadConfig); they are read once, here. */
+  private credentials(): ServerCredentials {
+    const { tlsCertPath, tlsKeyPath } = this.config;
+    if (tlsCertPath === undefined || tlsKeyPath === undefined) return ServerCredentials.createInsecure();
+    const pair = { cert_chain: readFileSync(tlsCertPath), private_key: readFileSync(tlsKeyPath) };
+    return ServerCredentials.createSsl(null, [pair], false);
+  }
+
+  /** The service with its request decoder counted: what the gate refuses never shows up here. */
+  private countingDecodes(definition: ServiceDefinition): ServiceDefinition {
+    const method = definition.ShouldRateLimit;
+    return {
+      ...definition,
+      ShouldRateLimit: {
+        ...method,
+        requestDeserialize: (bytes: Buffer): unknown => {
+          this.metrics.decoded();
+          return method.requestDeserialize(bytes);
+        },
+      },
+    };
   }
 }

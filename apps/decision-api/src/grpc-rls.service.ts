@@ -1,10 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { status } from '@grpc/grpc-js';
+import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
 import { DecisionService } from '@tally/engine';
-import { toDecisionRequests, toRlsOutcome, type RlsRequest, type RlsResponse } from '@tally/envoy-rls';
-import { HTTP_OPTIONS, type HttpOptions } from '@tally/http';
+import {
+  toDecisionRequests,
+  toRlsOutcome,
+  type RlsRequest,
+  type RlsRequestLimits,
+  type RlsResponse,
+} from '@tally/envoy-rls';
 import { PolicyStore } from '@tally/policy';
-import { GrpcCallerAuth } from './grpc-auth';
 import { rateLimitHeaders } from './rate-limit-headers';
 
 /** A `ShouldRateLimit` answer, or the gRPC status that stands for it. */
@@ -17,31 +22,25 @@ export type RlsCallResult =
  * answer. Each descriptor is an independent decision, like an item of `POST /v1/decisions:batch`:
  * an allowed descriptor is charged even when another one is over limit (as in envoyproxy/ratelimit).
  * Put every dim in one descriptor to have all of them checked atomically.
+ *
+ * Authentication and the in-flight limit are not here: the server's call gate decides both from the
+ * metadata, before the request is read (see `GrpcRlsServer`).
  */
 @Injectable()
 export class GrpcRlsService {
   private readonly logger = new Logger('EnvoyRls');
-  private readonly auth: GrpcCallerAuth;
+  private readonly limits: RlsRequestLimits;
 
   constructor(
     private readonly decisions: DecisionService,
     private readonly store: PolicyStore,
-    @Inject(HTTP_OPTIONS) options: HttpOptions,
+    @Inject(TALLY_CONFIG) config: TallyConfig,
   ) {
-    this.auth = new GrpcCallerAuth(options);
+    this.limits = { maxDescriptors: config.grpcMaxDescriptors };
   }
 
-  async shouldRateLimit(
-    request: RlsRequest,
-    authorization: readonly (string | Buffer)[],
-  ): Promise<RlsCallResult> {
-    if (!this.auth.allows(authorization))
-      return {
-        ok: false,
-        code: status.UNAUTHENTICATED,
-        message: 'an authorization: Bearer <token> metadata entry with an accepted token is required',
-      };
-    const mapped = toDecisionRequests(request);
+  async shouldRateLimit(request: RlsRequest): Promise<RlsCallResult> {
+    const mapped = toDecisionRequests(request, this.limits);
     if (!mapped.ok) return { ok: false, code: status.INVALID_ARGUMENT, message: mapped.message };
     let outcome;
     try {

@@ -49,6 +49,13 @@ describe(loadConfig.name, () => {
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       maxInflight: 2048,
+      grpcMaxMessageBytes: 65_536,
+      grpcMaxDescriptors: 64,
+      grpcReadTimeoutMs: 10_000,
+      grpcKeepaliveTimeMs: 300_000,
+      grpcKeepaliveTimeoutMs: 20_000,
+      grpcMaxConnectionIdleMs: 300_000,
+      grpcMaxConnectionAgeMs: 1_800_000,
     });
   });
 
@@ -255,6 +262,38 @@ describe(loadConfig.name, () => {
         'TALLY_BODY_LIMIT_BYTES: must be an integer between 1024 and 104857600 (got "10")',
         'TALLY_MAX_INFLIGHT: must be an integer between 1 and 1000000 (got "1e6")',
       ],
+    },
+    {
+      case: 'gRPC limits out of range',
+      env: {
+        ...SECRETS,
+        TALLY_GRPC_MAX_MESSAGE_BYTES: '512',
+        TALLY_GRPC_MAX_DESCRIPTORS: '1001',
+        TALLY_GRPC_READ_TIMEOUT: '10',
+        TALLY_GRPC_KEEPALIVE_TIME: '500ms',
+        TALLY_GRPC_KEEPALIVE_TIMEOUT: '1h',
+        TALLY_GRPC_MAX_CONNECTION_IDLE: '0s',
+        TALLY_GRPC_MAX_CONNECTION_AGE: '25d',
+      },
+      errors: [
+        'TALLY_GRPC_MAX_MESSAGE_BYTES: must be an integer between 1024 and 4194304 (got "512")',
+        'TALLY_GRPC_MAX_DESCRIPTORS: must be an integer between 1 and 1000 (got "1001")',
+        'TALLY_GRPC_READ_TIMEOUT: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 100ms and 10m (got "10")',
+        'TALLY_GRPC_KEEPALIVE_TIME: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 24d (got "500ms")',
+        'TALLY_GRPC_KEEPALIVE_TIMEOUT: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 10m (got "1h")',
+        'TALLY_GRPC_MAX_CONNECTION_IDLE: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 24d (got "0s")',
+        'TALLY_GRPC_MAX_CONNECTION_AGE: must be a duration like 500ms, 30s, 15m, 24h or 30d, between 1s and 24d (got "25d")',
+      ],
+    },
+    {
+      case: 'a TLS certificate without its key',
+      env: { ...SECRETS, TALLY_TLS_CERT: '/etc/tally/tls.crt' },
+      errors: ['TALLY_TLS_KEY: required when TALLY_TLS_CERT is set (both or neither)'],
+    },
+    {
+      case: 'a TLS key without its certificate',
+      env: { ...SECRETS, TALLY_TLS_KEY: '/etc/tally/tls.key' },
+      errors: ['TALLY_TLS_CERT: required when TALLY_TLS_KEY is set (both or neither)'],
     },
     {
       case: 'a bad log level and bind host',

@@ -3,6 +3,7 @@ import { ConfigError } from './config.error';
 import { convert, EnvBinding, envBindings } from './env.decorator';
 import { parseRedisTarget } from './redis-target';
 import { TallyConfig } from './tally.config';
+import { tlsProblems } from './tls-files';
 
 /**
  * Reads the environment once, validates every setting and returns a frozen {@link TallyConfig}.
@@ -29,6 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
       `TALLY_GRPC_PORT: must differ from TALLY_HTTP_PORT, both serve in decision-api (got "${config.grpcPort}")`,
     );
   }
+  lines.push(...tlsProblems(config.tlsCertPath, config.tlsKeyPath));
   lines.push(...unknownVariables(env, bindings));
   if (lines.length > 0) throw new ConfigError(lines);
 

@@ -22,6 +22,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const MIN_SECRET = 16;
 const DAY_MS = 86_400_000;
+/** Node timers overflow above 2^31 − 1 ms (they then fire at once): a connection timer stays below. */
+const MAX_TIMER_MS = 24 * DAY_MS;
 
 /** Same message on every constraint of a range, so one bad value yields one line. */
 function IntIn(min: number, max: number, what = 'an integer'): PropertyDecorator {
@@ -214,8 +216,57 @@ export class TallyConfig {
   @IntIn(1_024, 104_857_600)
   readonly bodyLimitBytes!: number;
 
-  /** Requests in flight above which the API sheds load with 503 `server.overloaded`. */
+  /** Requests in flight above which the API sheds load with 503 `server.overloaded` (gRPC: UNAVAILABLE). */
   @Env('TALLY_MAX_INFLIGHT', { kind: 'int', default: '2048' })
   @IntIn(1, 1_000_000)
   readonly maxInflight!: number;
+
+  /**
+   * Largest gRPC request message; larger is RESOURCE_EXHAUSTED before it is decoded. Envoy's
+   * RateLimitRequest is a domain and a few descriptors of short entries (≈ 100 bytes each).
+   */
+  @Env('TALLY_GRPC_MAX_MESSAGE_BYTES', { kind: 'int', default: '65536' })
+  @IntIn(1_024, 4_194_304)
+  readonly grpcMaxMessageBytes!: number;
+
+  /** Descriptors one `ShouldRateLimit` may carry (one per matching Envoy `rate_limits` entry). */
+  @Env('TALLY_GRPC_MAX_DESCRIPTORS', { kind: 'int', default: '64' })
+  @IntIn(1, 1_000)
+  readonly grpcMaxDescriptors!: number;
+
+  /** How long an admitted gRPC call may take to deliver its request message (a stalled sender holds a slot). */
+  @Env('TALLY_GRPC_READ_TIMEOUT', { kind: 'duration', default: '10s' })
+  @DurationIn(100, 600_000, '100ms and 10m')
+  readonly grpcReadTimeoutMs!: number;
+
+  /** gRPC server pings a connection after this long without frames, to find peers that vanished. */
+  @Env('TALLY_GRPC_KEEPALIVE_TIME', { kind: 'duration', default: '5m' })
+  @DurationIn(1_000, MAX_TIMER_MS, '1s and 24d')
+  readonly grpcKeepaliveTimeMs!: number;
+
+  /** A keepalive ping unanswered this long closes the connection. */
+  @Env('TALLY_GRPC_KEEPALIVE_TIMEOUT', { kind: 'duration', default: '20s' })
+  @DurationIn(1_000, 600_000, '1s and 10m')
+  readonly grpcKeepaliveTimeoutMs!: number;
+
+  /** A gRPC connection without calls for this long is closed (GOAWAY); clients reconnect on demand. */
+  @Env('TALLY_GRPC_MAX_CONNECTION_IDLE', { kind: 'duration', default: '5m' })
+  @DurationIn(1_000, MAX_TIMER_MS, '1s and 24d')
+  readonly grpcMaxConnectionIdleMs!: number;
+
+  /** Longest life of a gRPC connection (±10 %), so clients rebalance over replicas added later. */
+  @Env('TALLY_GRPC_MAX_CONNECTION_AGE', { kind: 'duration', default: '30m' })
+  @DurationIn(1_000, MAX_TIMER_MS, '1s and 24d')
+  readonly grpcMaxConnectionAgeMs!: number;
+
+  /**
+   * PEM certificate (chain) file: with `TALLY_TLS_KEY`, the listeners serve TLS; neither = plaintext.
+   * Both or neither, readable and matching, checked by `loadConfig` (tls-files.ts).
+   */
+  @Env('TALLY_TLS_CERT', { kind: 'string' })
+  readonly tlsCertPath?: string;
+
+  /** PEM private key file of `TALLY_TLS_CERT`. */
+  @Env('TALLY_TLS_KEY', { kind: 'string' })
+  readonly tlsKeyPath?: string;
 }

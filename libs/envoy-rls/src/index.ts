@@ -1,12 +1,15 @@
 export { loadRateLimitService, RLS_SERVICE_NAME, type RateLimitServiceProto } from './rls-proto';
 export {
   toDecisionRequests,
-  MAX_DESCRIPTORS,
+  MAX_DESCRIPTOR_ENTRIES,
   DOMAIN_ATTRIBUTE,
+  type RlsRequestLimits,
   type RlsRequestMapping,
 } from './rls-request.mapper';
 export { toRlsOutcome, type RlsOutcome, type RlsResponseContext } from './rls-response.mapper';
 export { rateLimitUnitOf } from './rate-limit-unit';
+export { RlsCallGate, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
+export { rlsServerOptions, MAX_SEND_MESSAGE_BYTES, type RlsServerLimits } from './rls-server-options';
 export type {
   RlsCode,
   RlsDescriptor,

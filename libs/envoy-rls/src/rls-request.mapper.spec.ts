@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DESCRIPTORS, toDecisionRequests } from './rls-request.mapper';
+import { MAX_DESCRIPTOR_ENTRIES, toDecisionRequests } from './rls-request.mapper';
 import { type RlsDescriptor, type RlsRequest } from './rls.types';
 
 const entries = (...pairs: [string, string][]): RlsDescriptor => ({
   entries: pairs.map(([key, value]) => ({ key, value })),
 });
+
+const LIMITS = { maxDescriptors: 4 };
 
 describe(toDecisionRequests.name, () => {
   it.each<{ case: string; request: RlsRequest; expected: unknown[] }>([
@@ -76,7 +78,7 @@ describe(toDecisionRequests.name, () => {
       expected: [{ selectors: { tenant: '' }, attributes: { plan: ' gold ' }, cost: 1 }],
     },
   ])('$case', ({ request, expected }) => {
-    const sut = toDecisionRequests(request);
+    const sut = toDecisionRequests(request, LIMITS);
 
     expect(sut).toEqual({ ok: true, requests: expected });
   });
@@ -89,8 +91,18 @@ describe(toDecisionRequests.name, () => {
     },
     {
       case: 'too many descriptors',
-      request: { descriptors: Array.from({ length: MAX_DESCRIPTORS + 1 }, () => entries(['tenant', 'a'])) },
-      message: `descriptors: at most ${MAX_DESCRIPTORS} descriptors per request`,
+      request: { descriptors: Array.from({ length: 5 }, () => entries(['tenant', 'a'])) },
+      message: 'descriptors: at most 4 descriptors per request',
+    },
+    {
+      case: 'a descriptor with more entries than selector dims and attributes together',
+      request: {
+        descriptors: [
+          entries(['tenant', 'a']),
+          entries(...Array.from({ length: 38 }, (_, i): [string, string] => [`k${i}`, 'v'])),
+        ],
+      },
+      message: 'descriptors[1].entries: at most 37 entries per descriptor',
     },
     {
       case: 'a descriptor without entries',
@@ -118,13 +130,25 @@ describe(toDecisionRequests.name, () => {
       message: 'descriptors[0].entries[0].key: "domain" is already set by the request domain',
     },
   ])('refuses $case', ({ request, message }) => {
-    const sut = toDecisionRequests(request);
+    const sut = toDecisionRequests(request, LIMITS);
 
     expect(sut).toEqual({ ok: false, message });
   });
 
+  it('takes exactly the caps: maxDescriptors descriptors of MAX_DESCRIPTOR_ENTRIES entries', () => {
+    // given: every selector dim once, and attributes up to the engine's limit
+    const full = entries(
+      ...['tenant', 'principal', 'token', 'client', 'route'].map((k): [string, string] => [k, 'v']),
+      ...Array.from({ length: MAX_DESCRIPTOR_ENTRIES - 5 }, (_, i): [string, string] => [`a${i}`, 'v']),
+    );
+
+    const sut = toDecisionRequests({ descriptors: [full, full, full, full] }, LIMITS);
+
+    expect(sut.ok && sut.requests.length).toBe(4);
+  });
+
   it('lets an entry named domain through when the request has no domain', () => {
-    const sut = toDecisionRequests({ descriptors: [entries(['domain', 'x'])] });
+    const sut = toDecisionRequests({ descriptors: [entries(['domain', 'x'])] }, LIMITS);
 
     expect(sut).toEqual({ ok: true, requests: [{ selectors: {}, attributes: { domain: 'x' }, cost: 1 }] });
   });

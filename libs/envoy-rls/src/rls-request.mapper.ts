@@ -1,13 +1,22 @@
 import { type DecisionRequest } from '@tally/engine';
-import { SELECTOR_DIMS } from '@tally/policy';
+import { MAX_ATTRIBUTES, SELECTOR_DIMS } from '@tally/policy';
 import { type RlsDescriptor, type RlsRequest } from './rls.types';
 
-/** Same ceiling as `POST /v1/decisions:batch`; Envoy sends a handful. */
-export const MAX_DESCRIPTORS = 1000;
+/**
+ * Entries one descriptor may carry: each selector dim once, plus the attributes a decision may have.
+ * A longer descriptor could never be a valid decision, so it is refused before anything is built.
+ */
+export const MAX_DESCRIPTOR_ENTRIES = SELECTOR_DIMS.length + MAX_ATTRIBUTES;
 /** The attribute that carries the request's `domain`. */
 export const DOMAIN_ATTRIBUTE = 'domain';
 
 const DIMS: ReadonlySet<string> = new Set(SELECTOR_DIMS);
+
+/** Caps an operator sets (`TALLY_GRPC_MAX_DESCRIPTORS`). */
+export interface RlsRequestLimits {
+  /** Descriptors per request; Envoy sends one per matching `rate_limits` entry, a handful. */
+  readonly maxDescriptors: number;
+}
 
 export type RlsRequestMapping =
   | { readonly ok: true; readonly requests: readonly DecisionRequest[] }
@@ -26,12 +35,15 @@ export type RlsRequestMapping =
  * A key that repeats within a descriptor (or an entry named `domain` beside a domain) is refused:
  * two values for one selector have no single identity, and picking one could let a request bypass
  * the counter of the other.
+ *
+ * The caps (`limits.maxDescriptors`, {@link MAX_DESCRIPTOR_ENTRIES}) are checked before any decision
+ * is made, so a request over them consumes nothing.
  */
-export function toDecisionRequests(request: RlsRequest): RlsRequestMapping {
+export function toDecisionRequests(request: RlsRequest, limits: RlsRequestLimits): RlsRequestMapping {
   const descriptors = request.descriptors ?? [];
   if (descriptors.length === 0) return invalid('descriptors: at least one descriptor is required');
-  if (descriptors.length > MAX_DESCRIPTORS)
-    return invalid(`descriptors: at most ${MAX_DESCRIPTORS} descriptors per request`);
+  if (descriptors.length > limits.maxDescriptors)
+    return invalid(`descriptors: at most ${limits.maxDescriptors} descriptors per request`);
   const domain = request.domain ?? '';
   const requestCost = request.hits_addend || 1;
   const requests: DecisionRequest[] = [];
@@ -51,6 +63,8 @@ function toDecisionRequest(
 ): { ok: true; request: DecisionRequest } | { ok: false; message: string } {
   const entries = descriptor.entries ?? [];
   if (entries.length === 0) return invalid(`${path}.entries: at least one entry is required`);
+  if (entries.length > MAX_DESCRIPTOR_ENTRIES)
+    return invalid(`${path}.entries: at most ${MAX_DESCRIPTOR_ENTRIES} entries per descriptor`);
   const selectors: Record<string, string> = {};
   const attributes: Record<string, string> = {};
   if (domain !== '') attributes[DOMAIN_ATTRIBUTE] = domain;

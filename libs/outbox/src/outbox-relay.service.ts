@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { allShardKeys } from '@tally/engine';
 import { ledgerTopicSpecs, TOPIC_PROVISIONER, type TopicProvisioner } from '@tally/ledger';
-import { backoffMs, sleep } from './backoff';
+import { jitteredBackoffMs, sleep } from './backoff';
 import { DenialRelay } from './denial-relay';
 import { KafkaPublisher } from './kafka-publisher';
 import { planOutboxBatch } from './outbox-batch';
@@ -122,10 +122,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       this.logger.warn(`read failed: ${error instanceof Error ? error.message : String(error)}`);
       // A stream deleted by hand (DEL) takes its group with it: recreate, at id 0, and go on.
       if (error instanceof Error && error.message.includes('NOGROUP')) await this.ensureGroups();
-      await sleep(
-        backoffMs(this.idle++, this.options.retryBaseMs, this.options.retryMaxMs),
-        this.lifecycle.signal,
-      );
+      const { retryBaseMs, retryMaxMs, random } = this.options;
+      await sleep(jitteredBackoffMs(this.idle++, retryBaseMs, retryMaxMs, random), this.lifecycle.signal);
       return undefined;
     }
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { backoffMs, sleep } from './backoff';
+import { jitteredBackoffMs, sleep } from './backoff';
 import { RELAY_OPTIONS } from './outbox.constants';
 import { RelayMetrics, type RelayStage } from './relay.metrics';
 import type { ResolvedRelayOptions } from './relay.options';
@@ -9,7 +9,7 @@ const LOG_EVERY = 20;
 
 /**
  * Running or stopping, and the retry discipline every Redis/Kafka step of the relay follows: a failed
- * step is retried with backoff until it succeeds. Nothing is ever skipped on failure, since skipping
+ * step is retried with jittered backoff until it succeeds. Nothing is ever skipped on failure, since skipping
  * a produce or an acknowledgement is how events get lost or the outbox grows without bound. Once
  * stopping, a step gets until the shutdown deadline; past it the step is abandoned and its entries
  * stay pending for another relay to re-claim.
@@ -66,7 +66,13 @@ export class RelayLifecycle {
           this.logger.warn(`${stage} failed (attempt ${attempt + 1}), retrying: ${error.message}`);
         }
         if (this.expired) return false;
-        const wait = backoffMs(attempt, this.options.retryBaseMs, this.options.retryMaxMs);
+        // Jittered, so relays that a Kafka outage failed together do not retry together.
+        const wait = jitteredBackoffMs(
+          attempt,
+          this.options.retryBaseMs,
+          this.options.retryMaxMs,
+          this.options.random,
+        );
         // Once stopping, the sleep is no longer cut short (that would spin) but bounded by the deadline.
         const bounded = Math.min(wait, Math.max(0, this.deadline - performance.now()));
         await sleep(bounded, this.stopping ? undefined : this.signal);

@@ -1,4 +1,5 @@
 import type { RedisConnection } from '@tally/engine';
+import type { RandomSource } from './backoff';
 
 /** Settings of the relay; the app builds them from TallyConfig, tests directly. */
 export interface RelayOptions {
@@ -27,9 +28,14 @@ export interface RelayOptions {
   readonly denialIntervalMs?: number;
   /** Lifetime of a per-shard denial lease; a dead owner's shards move on after this. Default 10 s. */
   readonly denialLeaseMs?: number;
-  /** Retry backoff against a failing Redis or Kafka. Defaults 100 ms doubling to 5 s. */
+  /**
+   * Retry backoff against a failing Redis or Kafka: a wait drawn uniformly below a ceiling that
+   * doubles from `retryBaseMs` up to `retryMaxMs` (full jitter). Defaults 100 ms and 5 s.
+   */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** The jitter's random source. Default `Math.random`; tests inject their own. */
+  readonly random?: RandomSource;
   /**
    * On shutdown, how long the in-flight batch may still try to reach Kafka. Past it the batch stays
    * pending and another relay re-claims it. Default 10 s (below the apps' 15 s grace).
@@ -52,6 +58,7 @@ export function resolveRelayOptions(options: RelayOptions, defaultName: () => st
     denialLeaseMs: 10_000,
     retryBaseMs: 100,
     retryMaxMs: 5_000,
+    random: Math.random,
     shutdownGraceMs: 10_000,
     ...stripUndefined(options),
   };
