@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { status } from '@grpc/grpc-js';
 import { DecisionService } from '@tally/engine';
 import { toDecisionRequests, toRlsOutcome, type RlsRequest, type RlsResponse } from '@tally/envoy-rls';
-import { HTTP_OPTIONS, type HttpOptions } from '@tally/http';
+import { BearerTokens } from '@tally/http';
 import { PolicyStore } from '@tally/policy';
-import { GrpcCallerAuth } from './grpc-auth';
+import { GrpcCallerAuth, isRefusal } from './grpc-auth';
 import { rateLimitHeaders } from './rate-limit-headers';
 
 /** A `ShouldRateLimit` answer, or the gRPC status that stands for it. */
@@ -26,23 +26,24 @@ export class GrpcRlsService {
   constructor(
     private readonly decisions: DecisionService,
     private readonly store: PolicyStore,
-    @Inject(HTTP_OPTIONS) options: HttpOptions,
+    tokens: BearerTokens,
   ) {
-    this.auth = new GrpcCallerAuth(options);
+    this.auth = new GrpcCallerAuth(tokens);
   }
 
   async shouldRateLimit(
     request: RlsRequest,
     authorization: readonly (string | Buffer)[],
   ): Promise<RlsCallResult> {
-    if (!this.auth.allows(authorization))
-      return {
-        ok: false,
-        code: status.UNAUTHENTICATED,
-        message: 'an authorization: Bearer <token> metadata entry with an accepted token is required',
-      };
+    const grant = this.auth.authorize(authorization);
+    if (isRefusal(grant)) return { ok: false, ...grant };
     const mapped = toDecisionRequests(request);
     if (!mapped.ok) return { ok: false, code: status.INVALID_ARGUMENT, message: mapped.message };
+    const outOfScope = this.auth.tenantRefusal(grant, mapped.requests);
+    if (outOfScope) {
+      this.logger.warn(`auth.forbidden: token ${grant.name} on ShouldRateLimit: ${outOfScope.message}`);
+      return { ok: false, ...outOfScope };
+    }
     let outcome;
     try {
       const decisions = await this.decisions.decideBatch(mapped.requests);
