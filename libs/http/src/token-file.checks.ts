@@ -1,5 +1,6 @@
 import { valueProblem } from '@tally/policy';
 import { type FieldError } from './api-error';
+import { TOKEN_NAME } from './token-file.dto';
 import { type TokenEntry } from './token-set';
 
 const TENANT_RULE = 'must be a tenant: 1..256 bytes (UTF-8) without surrounding spaces or control characters';
@@ -22,7 +23,8 @@ export function checkTokenEntries(tokens: unknown, env: readonly TokenEntry[]): 
   (tokens as unknown[]).forEach((t, i) => {
     if (!isMapping(t)) return;
     const path = `tokens[${i}]`;
-    if (typeof t.name === 'string') {
+    // Only a valid name is compared (and shown): an invalid one already has its own error.
+    if (typeof t.name === 'string' && TOKEN_NAME.test(t.name)) {
       const first = firstName.get(t.name);
       if (first === undefined) firstName.set(t.name, i);
       else

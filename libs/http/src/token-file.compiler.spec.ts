@@ -26,6 +26,7 @@ const BAD: Record<string, string[]> = {
     `tokens[1].roles: unknown role "billing"; must be among ${ROLES}`,
     'tokens[2].roles: must not repeat a role',
     `tokens[3].roles: must be a non-empty list of roles (${ROLES})`,
+    `tokens[4].roles: unknown role (a value); must be among ${ROLES}`,
   ],
   'bad-tenants.yaml': [
     'tokens[0].tenants: must be a non-empty list of tenants (omit it for every tenant)',
@@ -82,7 +83,7 @@ describe(compileTokenFile.name, () => {
     const lines = sut.ok ? [] : sut.errors.map((e) => `${e.path}: ${e.message}`);
     expect(lines).toEqual(expected);
     // A raw token in the file (where a digest or an unknown field belongs) is never repeated.
-    for (const line of lines) expect(line).not.toMatch(/token-000|[0-9a-f]{40}/);
+    for (const line of lines) expect(line).not.toMatch(/token-000|s3cr3t|[0-9a-f]{40}/);
   });
 
   it.each(['good.yaml', 'good.json'])(

@@ -29,8 +29,11 @@ const roleProblem = (v: unknown): string | undefined => {
   const all = ROLES.join(', ');
   if (!Array.isArray(v) || v.length === 0) return `must be a non-empty list of roles (${all})`;
   const unknown = v.filter((r) => !(ROLES as readonly unknown[]).includes(r));
-  if (unknown.length > 0)
-    return `unknown role ${unknown.map((r) => JSON.stringify(r)).join(', ')}; must be among ${all}`;
+  // A plain word is shown (a typo to spot); anything else might be a pasted secret.
+  const shown = unknown.map((r) =>
+    typeof r === 'string' && /^[a-z_]{1,16}$/.test(r) ? `"${r}"` : '(a value)',
+  );
+  if (unknown.length > 0) return `unknown role ${shown.join(', ')}; must be among ${all}`;
   if (new Set(v).size !== v.length) return 'must not repeat a role';
   // The admin token opens reloads and every tenant's counters: handing it to a service as its caller
   // token is exactly the mix-up that boot refuses for TALLY_ADMIN_TOKEN.
