@@ -144,6 +144,16 @@ describe(TallyGuard.name, () => {
     expect(await res.json()).toMatchObject({ code: 'selector.identity_missing' });
   });
 
+  it('answers 400 to an idempotency key outside the alphabet, spending nothing', async () => {
+    const tenant = uniqueName('acme');
+
+    const res = await get(sut, '/bulk', { 'x-tenant': tenant, 'idempotency-key': 'key with spaces' });
+
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'idempotency_key.invalid' });
+    expect(await api.remaining(POLICY, { tenant })).toEqual({ hourly: 2 });
+  });
+
   it('leaves routes without @Quota alone', async () => {
     const res = await get(unreachable, '/free');
 

@@ -113,12 +113,24 @@ const CASES: readonly BadCase[] = [
     status: 400,
     code: 'request.invalid',
   },
-  {
-    name: 'idempotency_key of 257 bytes',
-    raw: withSelectors({ idempotency_key: 'k'.repeat(257) }),
+  ...(
+    [
+      ['of 256 characters', 'k'.repeat(256)],
+      ['with a space', 'retry 1'],
+      ['with a control character', 'k\u0000'],
+      ['with a newline', 'k\nk'],
+      ['with DEL', 'k\u007f'],
+      ['with a lone surrogate', 'k\ud800'],
+      ['with another lone surrogate (the pair once collapsed into one key)', 'k\udfff'],
+      ['with a non-ASCII letter', 'clé'],
+    ] as const
+  ).map(([what, key]) => ({
+    name: `an idempotency_key ${what}`,
+    // JSON.stringify writes a lone surrogate as an escape, exactly what a hostile client sends.
+    raw: withSelectors({ idempotency_key: key }),
     status: 400,
     code: 'idempotency_key.invalid',
-  },
+  })),
   {
     name: 'an empty idempotency_key',
     raw: withSelectors({ idempotency_key: '' }),

@@ -332,13 +332,17 @@ describe(DecisionApiModule.name, () => {
       expect(res.body).toMatchObject({ code: 'auth.forbidden' });
     });
 
-    it('lets the admin token ask for decisions too', async () => {
+    it('refuses decisions to the admin token: it administers, it never spends', async () => {
       const res = await sut.decide(
         { selectors: { tenant: tenant(), route: 'idem' } },
         { token: ADMIN_TOKEN },
       );
 
-      expect(res.status).toBe(200);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        code: 'auth.forbidden',
+        message: 'this call needs a token with the decide role',
+      });
     });
 
     it.each(['/healthz', '/readyz', '/metrics'])('serves %s without a token', async (path) => {

@@ -13,7 +13,10 @@ import {
   EngineModule,
   EngineService,
   allShardKeys,
+  encodeScope,
   evaluateWindow,
+  idempotencyKey,
+  shardKeys,
   shardOf,
   type Decision,
   type DecisionRequest,
@@ -271,6 +274,45 @@ describe(DecisionService.name, () => {
     const conflict = await sut.decide({ selectors: sel, cost: 4, idempotency_key: 'b-77' });
     expect(conflict).toMatchObject({ allowed: false, status: 409, code: 'idempotency.conflict' });
     expect((await sut.decide({ selectors: sel, cost: 0 })).policies[0].windows[0].remaining).toBe(7);
+  });
+
+  it('names the idempotency record by the digest of the key, never the key itself', async () => {
+    // given a key made of characters that mean something in key names and glob patterns
+    fixedNow = undefined;
+    const name = uniqueName('idemname');
+    use(policy(name, [win('w', 'fixed_window', 10, 3_600_000)]));
+    const tenant = uniqueName('t');
+    const key = `${uniqueName('k')}:{s1}*?[x]`;
+
+    // when an allowed decision stores its record
+    await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1, idempotency_key: key });
+
+    // then the record lives under the base64url SHA-256 of the key, and no key name contains the key
+    const shard = shardKeys(shardOf(tenant, SHARDS));
+    const digest = createHash('sha256').update(key).digest('base64url');
+    const expected = `${shard.base}:idem.sha256:${encodeScope(tenant)}:${digest}`;
+    expect(idempotencyKey(shard, encodeScope(tenant), key)).toBe(expected);
+    expect(await redis.exists(expected)).toBe(1);
+    expect(await redis.pttl(expected)).toBeGreaterThan(0);
+    const names = await redis.keys(`${shard.base}:idem*`);
+    expect(names.filter((n) => n.includes(key.slice(0, 12)))).toEqual([]);
+  });
+
+  it('refuses an idempotency key outside the alphabet with 400, writing nothing', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('idembad');
+    use(policy(name, [win('w', 'fixed_window', 10, 3_600_000)]));
+    const sel = { tenant: uniqueName('t'), principal: 'p' };
+
+    // Two keys that a lone surrogate once made into one record: each refused on its own.
+    for (const idempotency_key of ['k\ud800', 'k\ud801', 'k\u0000', 'a b']) {
+      expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key })).toMatchObject({
+        allowed: false,
+        status: 400,
+        code: 'idempotency_key.invalid',
+      });
+    }
+    expect((await sut.decide({ selectors: sel, cost: 0 })).policies[0].windows[0].remaining).toBe(10);
   });
 
   it('stores no idempotency record for a denial: a retry is evaluated afresh', async () => {

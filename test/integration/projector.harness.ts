@@ -142,8 +142,10 @@ export class InProcessProjector {
     redisUrl: string,
     brokers: readonly string[],
     overrides: ProjectorOverrides,
+    /** Extra `TALLY_*` settings (a tokens file, …). */
+    env: Readonly<Record<string, string>> = {},
   ): Promise<InProcessProjector> {
-    const config = loadConfig(projectorEnv(redisUrl, brokers));
+    const config = loadConfig({ ...projectorEnv(redisUrl, brokers), ...env });
     const app = await createHttpApp(ProjectorModule.forRoot(config, overrides), {
       logger: createLogger('projector-it', config.logLevel),
       bodyLimit: config.bodyLimitBytes,

@@ -5,6 +5,8 @@ import { duration, rate } from './output';
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** All of stdin (`tally tokens hash` reads a token there); absent where nothing can be piped in. */
+  stdin?(): Promise<string>;
 }
 
 /** What a command prints and how the process exits. */

@@ -7,6 +7,7 @@ import { projectionsDrop, projectionsList, projectionsSwitch, replayCommand } fr
 import { reconcileCommand } from './reconcile.handler';
 import { reseedCommand } from './reseed.handler';
 import { simulateCommand } from './simulate.handler';
+import { tokensCheck, tokensHash } from './tokens.handler';
 
 export type Handler = (args: ParsedArgs, ctx: CliContext) => Promise<CommandOutcome>;
 export interface Command extends CommandSpec {
@@ -34,6 +35,30 @@ export const COMMANDS: readonly Command[] = [
     options: [],
     summary: 'validate a policy file; every error with its path (exit 1 when invalid)',
     run: policyCheck,
+  },
+  {
+    path: ['tokens', 'hash'],
+    positionals: [],
+    options: [
+      { name: 'name', value: 'text', placeholder: 'NAME', help: 'token name (logs); prints a whole entry' },
+      { name: 'roles', value: 'text', placeholder: 'decide,query|admin', help: 'roles of the entry' },
+      {
+        name: 'tenants',
+        value: 'text',
+        placeholder: 'T1,T2',
+        help: 'tenant allow-list (default every tenant)',
+      },
+    ],
+    summary:
+      'read a token on stdin, print its SHA-256 for TALLY_TOKENS_FILE (with --name/--roles: the entry)',
+    run: tokensHash,
+  },
+  {
+    path: ['tokens', 'check'],
+    positionals: [{ name: 'FILE', value: 'text' }],
+    options: [],
+    summary: 'validate a tokens file; every error with its path (exit 1 when invalid)',
+    run: tokensCheck,
   },
   {
     path: ['consumers', 'status'],

@@ -13,6 +13,11 @@ process.on('warning', (warning) => {
 void runCli(process.argv.slice(2), process.env, {
   stdout: (text) => process.stdout.write(`${text}\n`),
   stderr: (text) => process.stderr.write(`${text}\n`),
+  stdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 }).then((code) => {
   process.exitCode = code;
 });

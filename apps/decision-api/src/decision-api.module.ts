@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { EngineModule, EngineService } from '@tally/engine';
-import { HttpModule } from '@tally/http';
+import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { HealthRegistry, ObservabilityModule } from '@tally/observability';
 import { PolicyModule, PolicyStore } from '@tally/policy';
 import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
@@ -20,12 +20,7 @@ export class DecisionApiModule {
       imports: [
         ConfigModule.forRoot(config),
         ObservabilityModule.forRoot({ app: 'decision-api' }),
-        HttpModule.forRoot({
-          auth: config.auth,
-          callerTokens: config.apiTokens ?? [],
-          adminToken: config.adminToken,
-          maxInflight: config.maxInflight,
-        }),
+        HttpModule.forRoot(httpOptionsFrom(config)),
         PolicyModule.forRoot({ path: config.policiesPath, watch: true }),
         EngineModule.forRoot({
           options: {

@@ -29,8 +29,8 @@ export const MAX_BATCH = 1000;
 
 /**
  * `POST /v1/decisions` body. Shapes only: the engine normalizes and validates values (selector
- * identity, cost against max_cost — 413 however large —, idempotency key length) and answers with the
- * decision codes.
+ * identity, cost against max_cost — 413 however large —, the idempotency key's alphabet and length)
+ * and answers with the decision codes.
  */
 export class DecisionRequestDto {
   /** `tenant`, `principal`, `token`, `client`, `route` → string. */
@@ -48,7 +48,10 @@ export class DecisionRequestDto {
   @IsCost()
   cost?: number;
 
-  /** Replays the stored decision for the same request; 409 for a different one. */
+  /**
+   * Replays the stored decision for the same request; 409 for a different one. 1..255 printable ASCII
+   * characters, judged by the engine (400 `idempotency_key.invalid`).
+   */
   @IfPresent()
   @IsString({ message: 'idempotency_key must be a string' })
   idempotency_key?: string;

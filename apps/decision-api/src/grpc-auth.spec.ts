@@ -1,35 +1,81 @@
+import { status } from '@grpc/grpc-js';
+import { BearerTokens, TokenGrant, TokenSet, tokenDigestHex } from '@tally/http';
 import { describe, expect, it } from 'vitest';
-import { GrpcCallerAuth } from './grpc-auth';
+import { GrpcCallerAuth, isRefusal } from './grpc-auth';
 
 const CALLER = 'caller-token-0123456789';
 const OTHER = 'other-caller-token-0123';
 const ADMIN = 'admin-token-0123456789';
+const ACME = 'acme-decide-token-0123456789';
+const QUERY = 'query-only-token-0123456789';
+
+/** The simple form plus two file-like scoped entries, as the token store would hold them. */
+const SET = new TokenSet('test', [
+  entry(CALLER, new TokenGrant('TALLY_API_TOKENS[0]', new Set(['decide', 'query']))),
+  entry(OTHER, new TokenGrant('TALLY_API_TOKENS[1]', new Set(['decide', 'query']))),
+  entry(ADMIN, new TokenGrant('TALLY_ADMIN_TOKEN', new Set(['admin']))),
+  entry(ACME, new TokenGrant('acme', new Set(['decide']), new Set(['acme']))),
+  entry(QUERY, new TokenGrant('reader', new Set(['query']))),
+]);
+
+function entry(token: string, grant: TokenGrant) {
+  return { digest: Buffer.from(tokenDigestHex(token), 'hex'), grant };
+}
 
 describe(GrpcCallerAuth.name, () => {
-  const sut = new GrpcCallerAuth({ auth: 'bearer', callerTokens: [CALLER, OTHER], adminToken: ADMIN });
+  const sut = new GrpcCallerAuth(new BearerTokens({ auth: 'bearer', callerTokens: [] }, { current: SET }));
 
-  it.each<{ case: string; values: (string | Buffer)[]; allowed: boolean }>([
-    { case: 'a caller token', values: [`Bearer ${CALLER}`], allowed: true },
-    { case: 'the second caller token', values: [`Bearer ${OTHER}`], allowed: true },
-    { case: 'the admin token', values: [`Bearer ${ADMIN}`], allowed: true },
-    { case: 'a lower-case scheme and trailing space', values: [`bearer ${CALLER} `], allowed: true },
-    { case: 'no metadata', values: [], allowed: false },
-    { case: 'an unknown token', values: ['Bearer nope-nope-nope-nope'], allowed: false },
-    { case: 'a prefix of a token', values: [`Bearer ${CALLER.slice(0, -1)}`], allowed: false },
-    { case: 'a token without the scheme', values: [CALLER], allowed: false },
-    { case: 'another scheme', values: [`Basic ${CALLER}`], allowed: false },
-    { case: 'binary metadata', values: [Buffer.from(`Bearer ${CALLER}`)], allowed: false },
+  it.each<{ case: string; values: (string | Buffer)[]; code: status | 'ok' }>([
+    { case: 'a caller token', values: [`Bearer ${CALLER}`], code: 'ok' },
+    { case: 'the second caller token', values: [`Bearer ${OTHER}`], code: 'ok' },
+    { case: 'a tenant-scoped decide token', values: [`Bearer ${ACME}`], code: 'ok' },
+    { case: 'a lower-case scheme and trailing space', values: [`bearer ${CALLER} `], code: 'ok' },
+    { case: 'the admin token (admin only)', values: [`Bearer ${ADMIN}`], code: status.PERMISSION_DENIED },
+    { case: 'a query-only token', values: [`Bearer ${QUERY}`], code: status.PERMISSION_DENIED },
+    { case: 'no metadata', values: [], code: status.UNAUTHENTICATED },
+    { case: 'an unknown token', values: ['Bearer nope-nope-nope-nope'], code: status.UNAUTHENTICATED },
+    { case: 'a prefix of a token', values: [`Bearer ${CALLER.slice(0, -1)}`], code: status.UNAUTHENTICATED },
+    { case: 'a token without the scheme', values: [CALLER], code: status.UNAUTHENTICATED },
+    { case: 'another scheme', values: [`Basic ${CALLER}`], code: status.UNAUTHENTICATED },
+    { case: 'binary metadata', values: [Buffer.from(`Bearer ${CALLER}`)], code: status.UNAUTHENTICATED },
     {
       case: 'a good token after a bad first value',
       values: ['Bearer bad', `Bearer ${CALLER}`],
-      allowed: false,
+      code: status.UNAUTHENTICATED,
     },
-  ])('$case → $allowed', ({ values, allowed }) => {
-    expect(sut.allows(values)).toBe(allowed);
+  ])('$case → $code', ({ values, code }) => {
+    const result = sut.authorize(values);
+
+    expect(isRefusal(result) ? result.code : 'ok').toBe(code);
+    expect(sut.allows(values)).toBe(code === 'ok');
+  });
+
+  describe('tenantRefusal', () => {
+    const scoped = sut.authorize([`Bearer ${ACME}`]) as TokenGrant;
+    const unscoped = sut.authorize([`Bearer ${CALLER}`]) as TokenGrant;
+    const req = (tenant?: string) => ({ selectors: tenant === undefined ? {} : { tenant }, cost: 1 });
+
+    it('lets a scoped token decide for its tenant, trimmed as the engine normalizes it', () => {
+      expect(sut.tenantRefusal(scoped, [req('acme'), req(' acme ')])).toBeUndefined();
+    });
+
+    it.each([
+      ['another tenant', [req('acme'), req('globex')]],
+      ['a descriptor without a tenant', [req('acme'), req()]],
+    ])('refuses the whole call with PERMISSION_DENIED for %s', (_case, requests) => {
+      expect(sut.tenantRefusal(scoped, requests)).toEqual({
+        code: status.PERMISSION_DENIED,
+        message: expect.stringMatching(/tenant/),
+      });
+    });
+
+    it('lets an unscoped token decide for any tenant or none', () => {
+      expect(sut.tenantRefusal(unscoped, [req('globex'), req()])).toBeUndefined();
+    });
   });
 
   it('lets every call through with TALLY_AUTH=none', () => {
-    const open = new GrpcCallerAuth({ auth: 'none', callerTokens: [] });
+    const open = new GrpcCallerAuth(new BearerTokens({ auth: 'none', callerTokens: [] }));
 
     expect(open.allows([])).toBe(true);
   });

@@ -1,21 +1,59 @@
-import { BearerTokens, type HttpOptions } from '@tally/http';
+import { status } from '@grpc/grpc-js';
+import { type DecisionRequest } from '@tally/engine';
+import { ApiError, type BearerTokens, type TokenGrant } from '@tally/http';
+
+/** A refusal as the gRPC status Envoy sees. */
+export interface GrpcRefusal {
+  readonly code: status;
+  readonly message: string;
+}
 
 /**
- * The caller check of the gRPC API: exactly the HTTP rule (`BearerTokens`, caller or admin token in
- * constant time; `TALLY_AUTH=none` lets everything through), read from the `authorization` metadata.
- * Envoy sends the token via `grpc_service.initial_metadata`.
+ * The caller check of the gRPC API: exactly the HTTP rule (`BearerTokens`: the token by its digest in
+ * constant time, the `decide` role, then the token's tenants; `TALLY_AUTH=none` lets everything
+ * through), read from the `authorization` metadata. Envoy sends the token via
+ * `grpc_service.initial_metadata`. 401 → UNAUTHENTICATED, 403 → PERMISSION_DENIED.
  */
 export class GrpcCallerAuth {
-  private readonly tokens: BearerTokens;
+  constructor(private readonly tokens: BearerTokens) {}
 
-  constructor(options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken'>) {
-    this.tokens = new BearerTokens(options);
-  }
-
-  /** `values`: what the `authorization` metadata key holds (gRPC allows it to repeat; the first counts). */
-  allows(values: readonly (string | Buffer)[]): boolean {
+  /**
+   * Header stage, from metadata alone (before the descriptors are read): the grant, or the refusal.
+   * `values`: what the `authorization` key holds (gRPC allows it to repeat; the first counts).
+   */
+  authorize(values: readonly (string | Buffer)[]): TokenGrant | GrpcRefusal {
     const first = values[0];
     // Binary metadata is never a bearer header; treated as absent.
-    return this.tokens.refusal(typeof first === 'string' ? first : undefined, 'caller') === undefined;
+    const result = this.tokens.authorize(typeof first === 'string' ? first : undefined, 'decide');
+    if (!(result instanceof ApiError)) return result;
+    return result.getStatus() === 403
+      ? { code: status.PERMISSION_DENIED, message: result.message }
+      : {
+          code: status.UNAUTHENTICATED,
+          message: 'an authorization: Bearer <token> metadata entry with an accepted token is required',
+        };
   }
+
+  /** Whether the header stage passes (the call may go on to read its descriptors). */
+  allows(values: readonly (string | Buffer)[]): boolean {
+    return !isRefusal(this.authorize(values));
+  }
+
+  /**
+   * Tenant stage, once the descriptors are mapped to decisions (the tenant of each is its `tenant`
+   * entry, as the mapper builds selectors). RLS has no per-descriptor refusal, so one descriptor out
+   * of the token's tenants refuses the whole call; Envoy sends the descriptors of one request, which
+   * in practice share a tenant.
+   */
+  tenantRefusal(grant: TokenGrant, requests: readonly DecisionRequest[]): GrpcRefusal | undefined {
+    for (const request of requests) {
+      const refusal = grant.tenantRefusal((request.selectors as Record<string, unknown>).tenant);
+      if (refusal) return { code: status.PERMISSION_DENIED, message: refusal.message };
+    }
+    return undefined;
+  }
+}
+
+export function isRefusal(value: TokenGrant | GrpcRefusal): value is GrpcRefusal {
+  return 'code' in value;
 }

@@ -17,7 +17,7 @@ import {
   type RlsRequest,
   type RlsResponse,
 } from '@tally/envoy-rls';
-import { HTTP_OPTIONS, type HttpOptions } from '@tally/http';
+import { BearerTokens } from '@tally/http';
 import { HealthRegistry } from '@tally/observability';
 import { GrpcCallerAuth } from './grpc-auth';
 import { GrpcMetrics } from './grpc-metrics';
@@ -47,12 +47,12 @@ export class GrpcRlsServer implements OnModuleDestroy {
     private readonly health: HealthRegistry,
     private readonly metrics: GrpcMetrics,
     @Inject(TALLY_CONFIG) private readonly config: TallyConfig,
-    @Inject(HTTP_OPTIONS) private readonly http: HttpOptions,
+    private readonly tokens: BearerTokens,
   ) {}
 
   /** Binds `host:port` (0 = any free port) and resolves with the bound port. */
   async start(host: string, port: number): Promise<number> {
-    const auth = new GrpcCallerAuth(this.http);
+    const auth = new GrpcCallerAuth(this.tokens);
     const gate = new RlsCallGate({
       authorize: (metadata) => auth.allows(metadata.get('authorization')),
       maxInflight: this.config.maxInflight,
@@ -75,7 +75,7 @@ export class GrpcRlsServer implements OnModuleDestroy {
         call: ServerUnaryCall<RlsRequest, RlsResponse>,
         callback: sendUnaryData<RlsResponse>,
       ): void => {
-        this.rls.shouldRateLimit(call.request).then(
+        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization')).then(
           (result) =>
             result.ok
               ? callback(null, result.response)

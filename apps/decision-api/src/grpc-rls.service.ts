@@ -9,7 +9,9 @@ import {
   type RlsRequestLimits,
   type RlsResponse,
 } from '@tally/envoy-rls';
+import { BearerTokens } from '@tally/http';
 import { PolicyStore } from '@tally/policy';
+import { GrpcCallerAuth, isRefusal } from './grpc-auth';
 import { rateLimitHeaders } from './rate-limit-headers';
 
 /** A `ShouldRateLimit` answer, or the gRPC status that stands for it. */
@@ -30,18 +32,36 @@ export type RlsCallResult =
 export class GrpcRlsService {
   private readonly logger = new Logger('EnvoyRls');
   private readonly limits: RlsRequestLimits;
+  private readonly auth: GrpcCallerAuth;
 
   constructor(
     private readonly decisions: DecisionService,
     private readonly store: PolicyStore,
+    tokens: BearerTokens,
     @Inject(TALLY_CONFIG) config: TallyConfig,
   ) {
+    this.auth = new GrpcCallerAuth(tokens);
     this.limits = { maxDescriptors: config.grpcMaxDescriptors };
   }
 
-  async shouldRateLimit(request: RlsRequest): Promise<RlsCallResult> {
+  /**
+   * `authorization`: the call's metadata entries. The call gate already refused a call without an
+   * accepted token before its request was read; the grant is looked up again here (one SHA-256) for
+   * the tenant stage, which needs the descriptors.
+   */
+  async shouldRateLimit(
+    request: RlsRequest,
+    authorization: readonly (string | Buffer)[],
+  ): Promise<RlsCallResult> {
+    const grant = this.auth.authorize(authorization);
+    if (isRefusal(grant)) return { ok: false, ...grant };
     const mapped = toDecisionRequests(request, this.limits);
     if (!mapped.ok) return { ok: false, code: status.INVALID_ARGUMENT, message: mapped.message };
+    const outOfScope = this.auth.tenantRefusal(grant, mapped.requests);
+    if (outOfScope) {
+      this.logger.warn(`auth.forbidden: token ${grant.name} on ShouldRateLimit: ${outOfScope.message}`);
+      return { ok: false, ...outOfScope };
+    }
     let outcome;
     try {
       const decisions = await this.decisions.decideBatch(mapped.requests);

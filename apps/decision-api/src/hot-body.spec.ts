@@ -37,6 +37,11 @@ const BODIES: readonly [string, unknown][] = [
   ['cost -1', { selectors: sel, cost: -1 }],
   ['cost 1.5', { selectors: sel, cost: 1.5 }],
   ['idempotency_key 7', { selectors: sel, idempotency_key: 7 }],
+  // The key's alphabet and length are the engine's rule (400 idempotency_key.invalid, one owner for
+  // HTTP, batch items and the SDK): the shape checks let every string through, both alike.
+  ['an idempotency key with control characters', { selectors: sel, idempotency_key: 'a\u0000b\nc' }],
+  ['an idempotency key with a lone surrogate', { selectors: sel, idempotency_key: 'a\ud800' }],
+  ['an idempotency key of 256 characters', { selectors: sel, idempotency_key: 'k'.repeat(256) }],
   ['idempotency_key null', { selectors: sel, idempotency_key: null }],
   [
     'unknown fields around bad ones',

@@ -1,9 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { DecisionService } from '@tally/engine';
-import { ApiError, RequireAccess } from '@tally/http';
+import { ApiError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
 import { formatDuration, PolicyStore } from '@tally/policy';
 
-/** Control endpoints: what is in force, live counters, reload. Admin token only. */
+/**
+ * Control endpoints: what is in force, live counters, reload. The admin role; a tenant-scoped admin
+ * token may only read the state of its tenants' counters (the other calls are about every tenant).
+ */
 @Controller('v1')
 @RequireAccess('admin')
 export class PoliciesController {
@@ -41,7 +44,14 @@ export class PoliciesController {
 
   /** Counters of one policy for the selectors given as query parameters (`?tenant=acme&principal=p1`). */
   @Get('policies/:name/state')
-  async state(@Param('name') name: string, @Query() selectors: Record<string, unknown>): Promise<unknown> {
+  @RequireAccess('admin', { perTenant: true })
+  async state(
+    @Param('name') name: string,
+    @Query() selectors: Record<string, unknown>,
+    @Granted() grant: TokenGrant,
+  ): Promise<unknown> {
+    const outOfScope = grant.tenantRefusal(selectors.tenant);
+    if (outOfScope) throw outOfScope;
     const result = await this.decisions.state(name, selectors);
     if (!result.ok) throw new ApiError(result.status, result.code, result.message);
     return result.state;

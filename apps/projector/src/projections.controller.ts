@@ -1,5 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiError, RequireAccess } from '@tally/http';
+import { Controller, Get, Logger, Query } from '@nestjs/common';
+import { ApiError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
 import {
   ProjectionCorruptError,
   ProjectionQueries,
@@ -13,9 +13,14 @@ import { AuditQueryDto } from './audit-query.dto';
 import { TopKeysQueryDto } from './top-keys-query.dto';
 import { UsageQueryDto } from './usage-query.dto';
 
-/** Usage, top keys and audit queries over the projections (DESIGN §4); any caller token. */
+const logger = new Logger('auth');
+
+/**
+ * Usage, top keys and audit queries over the projections (DESIGN §4): the query role, and a
+ * tenant-scoped token only for its tenants (the tenant-less audit trail needs an unscoped token).
+ */
 @Controller('v1')
-@RequireAccess('caller')
+@RequireAccess('query', { perTenant: true })
 export class ProjectionsController {
   constructor(
     private readonly store: ProjectionStore,
@@ -23,19 +28,22 @@ export class ProjectionsController {
   ) {}
 
   @Get('usage')
-  async usage(@Query() query: UsageQueryDto): Promise<UsageView> {
+  async usage(@Query() query: UsageQueryDto, @Granted() grant: TokenGrant): Promise<UsageView> {
+    inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.usage(await this.namespace(namespace), request).catch(corrupt));
   }
 
   @Get('top-keys')
-  async topKeys(@Query() query: TopKeysQueryDto): Promise<TopKeysView> {
+  async topKeys(@Query() query: TopKeysQueryDto, @Granted() grant: TokenGrant): Promise<TopKeysView> {
+    inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.topKeys(await this.namespace(namespace), request).catch(corrupt));
   }
 
   @Get('audit')
-  async audit(@Query() query: AuditQueryDto): Promise<AuditView> {
+  async audit(@Query() query: AuditQueryDto, @Granted() grant: TokenGrant): Promise<AuditView> {
+    inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.audit(await this.namespace(namespace), request).catch(corrupt));
   }
@@ -51,6 +59,14 @@ export class ProjectionsController {
         : `projection namespace ${requested} does not exist`,
     );
   }
+}
+
+/** The tenant stage, once the query is valid (a scoped token's 400s say nothing about other tenants). */
+function inScope(grant: TokenGrant, tenant: string | undefined): void {
+  const refusal = grant.tenantRefusal(tenant);
+  if (!refusal) return;
+  logger.warn(`auth.forbidden: token ${grant.name} on a projector query: ${refusal.message}`);
+  throw refusal;
 }
 
 function answer<T>(result: QueryResult<T>): T {

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
-import { HttpModule } from '@tally/http';
+import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
 import { ProjectionsModule, type ProjectorOptions } from '@tally/projections';
@@ -20,12 +20,7 @@ export class ProjectorModule {
       imports: [
         ConfigModule.forRoot(config),
         ObservabilityModule.forRoot({ app: 'projector' }),
-        HttpModule.forRoot({
-          auth: config.auth,
-          callerTokens: config.apiTokens ?? [],
-          adminToken: config.adminToken,
-          maxInflight: config.maxInflight,
-        }),
+        HttpModule.forRoot(httpOptionsFrom(config)),
         LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-projector' }),
         ProjectionsModule.forRoot({
           redis: config.redis,

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
-import { HttpModule } from '@tally/http';
+import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { LedgerModule } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
 import { OutboxModule } from '@tally/outbox';
@@ -14,12 +14,7 @@ export class RelayModule {
       imports: [
         ConfigModule.forRoot(config),
         ObservabilityModule.forRoot({ app: 'relay' }),
-        HttpModule.forRoot({
-          auth: config.auth,
-          callerTokens: config.apiTokens ?? [],
-          adminToken: config.adminToken,
-          maxInflight: config.maxInflight,
-        }),
+        HttpModule.forRoot(httpOptionsFrom(config)),
         LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-relay' }),
         OutboxModule.forRoot({
           redis: config.redis,

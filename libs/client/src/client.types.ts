@@ -41,7 +41,11 @@ export interface TallyDecisionRequest {
   readonly attributes?: Readonly<Record<string, string>>;
   /** Units to spend, a whole number ≥ 0; the server defaults it to 1. 0 reports state, spends nothing. */
   readonly cost?: number;
-  /** ≤ 256 bytes. Makes the request replayable: the same key and request answer the stored decision. */
+  /**
+   * 1..255 printable ASCII characters (0x21–0x7E: no spaces, no control characters, no non-ASCII),
+   * else 400 `idempotency_key.invalid`. Makes the request replayable: the same key and request answer
+   * the stored decision for the server's idempotency TTL.
+   */
   readonly idempotency_key?: string;
 }
 

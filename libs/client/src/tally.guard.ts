@@ -54,14 +54,19 @@ export class TallyGuard implements CanActivate {
     try {
       return await this.client.decide(toRequest(quota, req), { failMode: quota.failMode });
     } catch (error) {
-      // The selectors come from the incoming request: a missing or malformed identity is its
-      // sender's fault (400), any other rejection is this service's bug and stays a 500.
-      if (error instanceof TallyRequestError && error.code.startsWith('selector.')) {
+      // The selectors and the idempotency key come from the incoming request: a missing or malformed
+      // identity or key (say an `Idempotency-Key` header with a space) is its sender's fault (400);
+      // any other rejection is this service's bug and stays a 500.
+      if (error instanceof TallyRequestError && isSendersFault(error.code)) {
         throw new BadRequestException({ code: error.code, message: error.message });
       }
       throw error;
     }
   }
+}
+
+function isSendersFault(code: string): boolean {
+  return code.startsWith('selector.') || code === 'idempotency_key.invalid';
 }
 
 function toRequest(quota: QuotaOptions, req: object): TallyDecisionRequest {

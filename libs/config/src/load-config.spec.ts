@@ -97,6 +97,19 @@ describe(loadConfig.name, () => {
     expect(sut.apiTokens).toBeUndefined();
   });
 
+  it('needs no simple-form tokens with a tokens file, and still checks the ones given', () => {
+    const secret = { TALLY_TOKEN_SECRET: SECRETS.TALLY_TOKEN_SECRET };
+
+    const sut = loadConfig({ ...secret, TALLY_TOKENS_FILE: '/etc/tally/tokens.yaml' });
+
+    expect(sut.tokensFile).toBe('/etc/tally/tokens.yaml');
+    expect(sut.apiTokens).toBeUndefined();
+    expect(sut.adminToken).toBeUndefined();
+    expect(problemsOf({ ...secret, TALLY_TOKENS_FILE: 't.yaml', TALLY_ADMIN_TOKEN: 'short' })).toEqual([
+      'TALLY_ADMIN_TOKEN: must be at least 16 characters (got 5 characters)',
+    ]);
+  });
+
   it.each([
     ['redis://10.0.0.5:6380/2', { mode: 'single', url: 'redis://10.0.0.5:6380/2' }],
     ['rediss://user:pw@cache.internal:6380', { mode: 'single', url: 'rediss://user:pw@cache.internal:6380' }],
@@ -148,8 +161,8 @@ describe(loadConfig.name, () => {
       case: 'nothing at all',
       env: {},
       errors: [
-        'TALLY_API_TOKENS: required unless TALLY_AUTH=none (comma-separated, each at least 16 characters)',
-        'TALLY_ADMIN_TOKEN: required unless TALLY_AUTH=none (at least 16 characters)',
+        'TALLY_API_TOKENS: required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (comma-separated, each at least 16 characters)',
+        'TALLY_ADMIN_TOKEN: required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (at least 16 characters)',
         'TALLY_TOKEN_SECRET: required (at least 16 characters)',
       ],
     },
@@ -217,8 +230,24 @@ describe(loadConfig.name, () => {
       case: 'a token list of commas only',
       env: { ...SECRETS, TALLY_API_TOKENS: ' , ,' },
       errors: [
-        'TALLY_API_TOKENS: required unless TALLY_AUTH=none (comma-separated, each at least 16 characters) (got no tokens)',
+        'TALLY_API_TOKENS: required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (comma-separated, each at least 16 characters) (got no tokens)',
       ],
+    },
+    {
+      case: 'an admin token that is also a caller token, never echoed',
+      env: { ...SECRETS, TALLY_API_TOKENS: 'caller-token-0000001,admin-token-00000001' },
+      errors: [
+        'TALLY_ADMIN_TOKEN: must differ from every TALLY_API_TOKENS token (an admin token is never a caller token)',
+      ],
+    },
+    {
+      case: 'a tokens file with auth off',
+      env: {
+        TALLY_TOKEN_SECRET: SECRETS.TALLY_TOKEN_SECRET,
+        TALLY_AUTH: 'none',
+        TALLY_TOKENS_FILE: 't.yaml',
+      },
+      errors: ['TALLY_TOKENS_FILE: has no effect with TALLY_AUTH=none; unset one of them'],
     },
     {
       case: 'shards out of range',

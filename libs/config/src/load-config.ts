@@ -31,6 +31,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
     );
   }
   lines.push(...tlsProblems(config.tlsCertPath, config.tlsKeyPath));
+  lines.push(...tokenConflicts(config));
   lines.push(...unknownVariables(env, bindings));
   if (lines.length > 0) throw new ConfigError(lines);
 
@@ -71,6 +72,23 @@ function shown(binding: EnvBinding, value: string | undefined): string {
     .filter((s) => s !== '');
   if (items.length === 0) return 'no tokens';
   return `${items.length} token${items.length === 1 ? '' : 's'} of ${items.map((s) => s.length).join(', ')} characters`;
+}
+
+/**
+ * Token rules across settings. The admin token opens reloads and every tenant's counters: if it were
+ * also a caller token, every service holding that token would hold the keys to the service.
+ * (The tokens file is checked against both when it is read, at boot and on every reload.)
+ */
+function tokenConflicts(config: TallyConfig): string[] {
+  const lines: string[] = [];
+  if (config.auth === 'none' && config.tokensFile !== undefined)
+    lines.push('TALLY_TOKENS_FILE: has no effect with TALLY_AUTH=none; unset one of them');
+  const bearer = config.auth !== 'none';
+  if (bearer && config.adminToken !== undefined && (config.apiTokens ?? []).includes(config.adminToken))
+    lines.push(
+      'TALLY_ADMIN_TOKEN: must differ from every TALLY_API_TOKENS token (an admin token is never a caller token)',
+    );
+  return lines;
 }
 
 /** Read by the project's scripts, not the apps (scripts/node-env.sh picks the Node version). */

@@ -79,7 +79,10 @@ function IsBindHost(options: ValidationOptions): PropertyDecorator {
   );
 }
 
-const needsTokens = (c: TallyConfig): boolean => c.auth !== 'none';
+/** The simple-form tokens are checked with bearer auth: required, unless a tokens file supplies tokens. */
+const checksTokens = (c: TallyConfig, value: unknown): boolean =>
+  c.auth !== 'none' && (c.tokensFile === undefined || value !== undefined);
+const isSet = (_c: TallyConfig, value: unknown): boolean => value !== undefined;
 
 /**
  * Every setting of Tally (DESIGN §7), typed. Built only by `loadConfig`, which reads the
@@ -137,24 +140,38 @@ export class TallyConfig {
   @IsIn(AUTH_MODES, { message: `must be one of ${AUTH_MODES.join(', ')}` })
   readonly auth!: AuthMode;
 
-  /** Bearer tokens accepted from callers of the decision and query APIs. */
+  /**
+   * Caller tokens of the simple form: decide and query, on every tenant. Optional with a tokens file
+   * (which can hold the same, scoped).
+   */
   @Env('TALLY_API_TOKENS', { kind: 'list', secret: true })
-  @ValidateIf(needsTokens)
+  @ValidateIf(checksTokens)
   @IsDefined({
-    message: `required unless TALLY_AUTH=none (comma-separated, each at least ${MIN_SECRET} characters)`,
+    message: `required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (comma-separated, each at least ${MIN_SECRET} characters)`,
   })
   @ArrayNotEmpty({
-    message: `required unless TALLY_AUTH=none (comma-separated, each at least ${MIN_SECRET} characters)`,
+    message: `required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (comma-separated, each at least ${MIN_SECRET} characters)`,
   })
   @MinLength(MIN_SECRET, { each: true, message: `every token must be at least ${MIN_SECRET} characters` })
-  readonly apiTokens!: readonly string[];
+  readonly apiTokens?: readonly string[];
 
-  /** Bearer token for control endpoints (policy reload, state). */
+  /** Admin token of the simple form: control endpoints only (reloads, policy state). Never a caller token. */
   @Env('TALLY_ADMIN_TOKEN', { kind: 'string', secret: true })
-  @ValidateIf(needsTokens)
-  @IsDefined({ message: `required unless TALLY_AUTH=none (at least ${MIN_SECRET} characters)` })
+  @ValidateIf(checksTokens)
+  @IsDefined({
+    message: `required unless TALLY_AUTH=none or TALLY_TOKENS_FILE is set (at least ${MIN_SECRET} characters)`,
+  })
   @MinLength(MIN_SECRET, { message: `must be at least ${MIN_SECRET} characters` })
-  readonly adminToken!: string;
+  readonly adminToken?: string;
+
+  /**
+   * Scoped tokens: a YAML or JSON file of SHA-256 digests with roles and tenant allow-lists, reloaded
+   * live (file change, `POST /v1/tokens:reload`). Its entries add to the simple form's tokens.
+   */
+  @Env('TALLY_TOKENS_FILE', { kind: 'string' })
+  @ValidateIf(isSet)
+  @IsString()
+  readonly tokensFile?: string;
 
   /** HMAC secret that replaces `token` selector values before they reach a key, log or event. */
   @Env('TALLY_TOKEN_SECRET', { kind: 'string', secret: true })

@@ -46,7 +46,9 @@ describe(planDecision.name, () => {
       ['tally:v1:{s47}:w:trial:burst:acme:acme', 1, 'trial|acme|burst_quota_exhausted'],
       ['tally:v1:{s47}:w:trial:sustained:acme:acme', 1, 'trial|acme|sustained_quota_exhausted'],
     ]);
-    expect(plan.idempotencyRedisKey).toBe('tally:v1:{s47}:idem:acme:b-77');
+    expect(plan.idempotencyRedisKey).toBe(
+      'tally:v1:{s47}:idem.sha256:acme:8qzNu1aDjPoR7IjBwOyWsGGwIDtCJ4m2U4mXZ6ze4kQ',
+    );
     expect(plan.failClosed).toBe(true);
     expect(plan.payloadJson.startsWith(PAYLOAD_PREFIX)).toBe(true);
     expect(JSON.parse(plan.payloadJson)).toEqual({
@@ -155,12 +157,6 @@ describe(planDecision.name, () => {
     [{ selectors: { principal: 'p' }, cost: 1.5 }, 400, 'cost.invalid', null],
     [{ selectors: { principal: 'p' }, cost: '1' }, 400, 'cost.invalid', null],
     [{ selectors: { principal: 'p' }, cost: 11 }, 413, 'cost.too_large', null],
-    [
-      { selectors: { principal: 'p' }, cost: 1, idempotency_key: 'x'.repeat(257) },
-      400,
-      'idempotency_key.invalid',
-      null,
-    ],
     [{ selectors: { principal: 'p' }, cost: 1, idempotency_key: 7 }, 400, 'idempotency_key.invalid', null],
     // selectors are checked before cost: a bad identity is reported even with a bad cost
     [
@@ -187,13 +183,71 @@ describe(planDecision.name, () => {
     expect(enforced.ok ? null : enforced.refusal.code).toBe('selector.identity_missing');
   });
 
-  it('accepts a 256-byte idempotency key', () => {
-    expect(
-      planDecision(
-        { selectors: { principal: 'p' }, cost: 1, idempotency_key: 'é'.repeat(128) },
+  const PRINTABLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+
+  it.each([
+    ['one character', 'k'],
+    ['255 characters', 'k'.repeat(255)],
+    ['every printable ASCII character', PRINTABLE],
+    ['a UUID', '0b6f3a5e-8d4c-4f1a-9b2e-7c1d3e5f7a9b'],
+  ])('accepts an idempotency key of %s', (_case, idempotency_key) => {
+    const sut = planDecision(
+      { selectors: { principal: 'p' }, cost: 1, idempotency_key },
+      context(policy('api')),
+    );
+
+    expect(sut.ok).toBe(true);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['a space', 'a b'],
+    ['a tab', 'a\tb'],
+    ['a newline', 'a\nb'],
+    ['NUL', 'a\u0000b'],
+    ['DEL', 'a\u007fb'],
+    ['a C1 control', 'a\u0085b'],
+    ['a lone high surrogate', 'a\ud800'],
+    ['a lone low surrogate', '\udc00a'],
+    ['a non-ASCII letter', 'clé'],
+    ['an emoji (a valid surrogate pair)', 'k\u{1f600}'],
+    ['a number', 7],
+    ['null', null],
+  ])(
+    'refuses an idempotency key that is %s with 400 idempotency_key.invalid, naming the rule',
+    (_case, key) => {
+      const sut = planDecision(
+        { selectors: { principal: 'p' }, cost: 1, idempotency_key: key },
         context(policy('api')),
-      ).ok,
-    ).toBe(true);
+      );
+
+      expect(sut).toEqual({
+        ok: false,
+        refusal: {
+          status: 400,
+          code: 'idempotency_key.invalid',
+          reason: null,
+          message:
+            'idempotency_key must be 1..255 printable ASCII characters (0x21-0x7E: letters, digits, punctuation; no spaces or control characters)',
+        },
+      });
+    },
+  );
+
+  it('gives two keys that differ only by a character a lone surrogate would replace two different records', () => {
+    // Before the alphabet rule, "a\ud800" and "a\ud801" were both stored under "a\ufffd": a second
+    // request with other content got 409. They are refused now; printable neighbours stay apart.
+    const plan = (idempotency_key: string) => {
+      const sut = planDecision(
+        { selectors: { principal: 'p' }, cost: 1, idempotency_key },
+        context(policy('api')),
+      );
+      if (!sut.ok) throw new Error(sut.refusal.message);
+      return sut.plan.idempotencyRedisKey;
+    };
+
+    expect(plan('a!')).not.toBe(plan('a"'));
   });
 });
 

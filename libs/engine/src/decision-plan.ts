@@ -10,6 +10,7 @@ import {
   type PolicySet,
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
 import { payloadJson } from './payload-json';
 import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
 
@@ -18,7 +19,6 @@ import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardK
  * needs, or the 4xx refusal. Order (DESIGN §3): selectors → policies → keys → cost → idempotency key.
  * Nothing here touches Redis, so every refusal consumes nothing.
  */
-export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
 
 export interface PlannedWindow {
   readonly policy: Policy;
@@ -114,16 +114,8 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     return refuse(413, 'cost.too_large', `cost must be at most ${maxCost} for these policies`);
 
   const idem = request.idempotency_key;
-  if (
-    idem !== undefined &&
-    (typeof idem !== 'string' || idem.length === 0 || Buffer.byteLength(idem) > MAX_IDEMPOTENCY_KEY_BYTES)
-  ) {
-    return refuse(
-      400,
-      'idempotency_key.invalid',
-      `idempotency_key must be a string of 1..${MAX_IDEMPOTENCY_KEY_BYTES} bytes`,
-    );
-  }
+  if (idem !== undefined && !isIdempotencyKey(idem))
+    return refuse(400, 'idempotency_key.invalid', IDEMPOTENCY_KEY_RULE);
 
   const tenant = selectors.tenant;
   const scope = encodeScope(tenant);

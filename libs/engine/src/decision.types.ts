@@ -12,7 +12,10 @@ export interface DecisionRequest {
   readonly attributes?: unknown;
   /** Units to spend: an integer ≥ 0; 0 is a peek that reports state and writes nothing. */
   readonly cost: unknown;
-  /** ≤ 256 bytes; an allowed decision is replayable by it for the idempotency TTL. */
+  /**
+   * 1..255 printable ASCII characters (0x21–0x7E, see idempotency-key.ts); an allowed decision is
+   * replayable by it for the idempotency TTL.
+   */
   readonly idempotency_key?: unknown;
 }
 

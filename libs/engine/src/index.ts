@@ -22,7 +22,8 @@ export type {
   DecisionWindow,
 } from './decision.types';
 export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
-export { MAX_IDEMPOTENCY_KEY_BYTES, planDecision } from './decision-plan';
+export { planDecision } from './decision-plan';
+export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } from './idempotency-key';
 export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
 export { decideArgs } from './decide.script';
 export { createRedis } from './redis.provider';

@@ -61,9 +61,21 @@ describe('keys', () => {
     );
   });
 
-  it('builds the idempotency key with the scope and the caller key verbatim', () => {
-    expect(idempotencyKey(shardKeys(7), encodeScope('acme'), 'b-77')).toBe('tally:v1:{s7}:idem:acme:b-77');
-    expect(idempotencyKey(shardKeys(7), encodeScope(undefined), 'x:y')).toBe('tally:v1:{s7}:idem:_:x:y');
+  it('builds the idempotency key from the scope and the base64url SHA-256 of the caller key', () => {
+    expect(idempotencyKey(shardKeys(7), encodeScope('acme'), 'b-77')).toBe(
+      'tally:v1:{s7}:idem.sha256:acme:8qzNu1aDjPoR7IjBwOyWsGGwIDtCJ4m2U4mXZ6ze4kQ',
+    );
+    expect(idempotencyKey(shardKeys(7), encodeScope(undefined), 'x:y')).toBe(
+      'tally:v1:{s7}:idem.sha256:_:EnTihmhrVP52XsQHNWZbS_eJzuKlsiEkxeBJGojhUnE',
+    );
+  });
+
+  it('never puts the caller key in the name, whatever its length', () => {
+    const long = 'k'.repeat(255);
+    const sut = idempotencyKey(shardKeys(7), encodeScope('acme'), long);
+
+    expect(sut).not.toContain(long.slice(0, 8));
+    expect(sut).toHaveLength('tally:v1:{s7}:idem.sha256:acme:'.length + 43);
   });
 
   describe(encodeScope.name, () => {
@@ -137,7 +149,7 @@ describe('keys', () => {
       ['another window', 'tally:v1:{s1}:w:p:daily:acme:k'],
       ['another policy', 'tally:v1:{s1}:w:q:hourly:acme:k'],
       ['a policy that only starts alike', 'tally:v1:{s1}:w:p2:hourly:acme:k'],
-      ['an idempotency key', 'tally:v1:{s1}:idem:acme:k'],
+      ['an idempotency key', 'tally:v1:{s1}:idem.sha256:acme:glTDKakoUPbVOd03b0gW7idkUX2l4CNVFK9DMWRIDXo'],
       ['another key version', 'tally:v2:{s1}:w:p:hourly:acme:k'],
       ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
     ])('refuses %s', (_, redisKey) => {

@@ -1,7 +1,8 @@
 /**
  * The Redis key layout of the hot path. This format is a contract: the relay reads the outbox and
  * denial keys, `tally reseed` rebuilds window keys, operators grep them. Change it only with a new
- * version prefix (`tally:v2`) and a migration; the unit tests pin the exact strings.
+ * version prefix (`tally:v2`) and a migration; the unit tests pin the exact strings. (Idempotency
+ * records, which only live for their TTL, changed layout within v1 without one: see `idempotencyKey`.)
  *
  * Every key of one decision carries the same hash tag `{s<N>}` so the one Lua script that decides is
  * legal on Redis Cluster (all its keys in one slot). The tag is also part of each counter's identity,
@@ -9,6 +10,8 @@
  * `_` for requests without a tenant, and the tenant (the scope) is spelled inside each window key.
  * Counters are therefore always per tenant; see docs/adr/0001-one-script-per-decision.md.
  */
+
+import { hash } from 'node:crypto';
 
 export const KEY_PREFIX = 'tally:v1';
 /** The scope (and shard basis) of requests that carry no `tenant` selector. */
@@ -111,9 +114,18 @@ export function parseWindowKey(redisKey: string, policy: string, window: string)
   return { tenant: decodeScope(rest.slice(0, colon)), key: rest.slice(colon + 1) };
 }
 
-/** `tally:v1:{s<N>}:idem:<scope>:<idempotency_key>`; the caller's key is kept verbatim (it is last). */
+/**
+ * `tally:v1:{s<N>}:idem.sha256:<scope>:<digest>`, digest = base64url(SHA-256(idempotency_key)), 43
+ * characters: a caller's key never becomes (part of) a key name, whatever it holds, and every record
+ * name has one length. The key itself is still echoed where the contract shows it (events).
+ *
+ * Upgrade: records of the older layout (`:idem:<scope>:<key verbatim>`) are no longer read; they
+ * expire with their TTL (`TALLY_IDEMPOTENCY_TTL`), and a retry sent across the upgrade is decided
+ * afresh rather than replayed. The segment has a new name so an old verbatim key can never be taken
+ * for a digest.
+ */
 export function idempotencyKey(shard: ShardKeys, scope: string, idempotencyKey: string): string {
-  return `${shard.base}:idem:${scope}:${idempotencyKey}`;
+  return `${shard.base}:idem.sha256:${scope}:${hash('sha256', idempotencyKey, 'base64url')}`;
 }
 
 /** The count field of one coalesced denial (see `ShardKeys.denials`). */

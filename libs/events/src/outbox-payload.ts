@@ -22,7 +22,10 @@ export interface OutboxPayload {
   readonly attributes: Readonly<Record<string, string>>;
   /** Units the caller asked to spend (integer ≥ 0). */
   readonly cost: number;
-  /** The caller's idempotency key, when given (≤ 256 bytes). */
+  /**
+   * The caller's idempotency key, when given, as sent: 1..255 printable ASCII characters (events
+   * written before that rule may hold any string of ≤ 256 bytes, so consumers accept any string).
+   */
   readonly idempotency_key?: string;
   /** Outcome as known when the entry is written; allowed entries say `allowed`. */
   readonly outcome: DecisionOutcome;

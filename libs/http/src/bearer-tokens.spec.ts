@@ -1,40 +1,141 @@
 import { describe, expect, it } from 'vitest';
 import { type Access } from './access.decorator';
+import { ApiError } from './api-error';
 import { BearerTokens } from './bearer-tokens';
+import { compileTokenFile } from './token-file.compiler';
+import { OPEN_GRANT, type TokenGrant } from './token-grant';
+import { envTokenEntries, TokenSet, tokenDigestHex } from './token-set';
+
+const ENV = envTokenEntries(['caller-a', 'caller-b'], 'admin-x');
+const FILE = `tokens:
+  - { name: acme-decider, sha256: ${tokenDigestHex('acme-decide')}, roles: [decide], tenants: [acme, 'a:b'] }
+  - { name: reader, sha256: ${tokenDigestHex('reader')}, roles: [query] }
+  - { name: acme-ops, sha256: ${tokenDigestHex('acme-ops')}, roles: [admin], tenants: [acme] }
+`;
+
+function setOf(text: string): TokenSet {
+  const compiled = compileTokenFile(text, ENV);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
+  return compiled.set;
+}
 
 describe(BearerTokens.name, () => {
-  const sut = new BearerTokens({
-    auth: 'bearer',
-    callerTokens: ['caller-a', 'caller-b'],
-    adminToken: 'admin-x',
+  const source = { current: setOf(FILE) };
+  const sut = new BearerTokens({ auth: 'bearer', callerTokens: [], tokensFile: 'tokens.yaml' }, source);
+  const grantOf = (token: string, access: Access = 'caller') =>
+    sut.authorize(`Bearer ${token}`, access) as TokenGrant;
+
+  describe('header stage', () => {
+    it.each([
+      ['decide', undefined, 401, 'auth.missing'],
+      ['decide', 'Basic Y2FsbGVyLWE=', 401, 'auth.missing'],
+      ['decide', 'Bearer caller-c', 401, 'auth.invalid'],
+      ['decide', 'Bearer caller-', 401, 'auth.invalid'],
+      ['admin', 'Bearer nobody-knows-me', 401, 'auth.invalid'],
+      ['decide', 'Bearer caller-b', undefined, undefined],
+      ['decide', 'bearer   caller-a  ', undefined, undefined],
+      ['decide', ['Bearer caller-a', 'Bearer other'], undefined, undefined],
+      ['query', 'Bearer caller-a', undefined, undefined],
+      ['admin', 'Bearer caller-a', 403, 'auth.forbidden'],
+      ['decide', 'Bearer admin-x', 403, 'auth.forbidden'],
+      ['query', 'Bearer admin-x', 403, 'auth.forbidden'],
+      ['admin', 'Bearer admin-x', undefined, undefined],
+      ['decide', 'Bearer acme-decide', undefined, undefined],
+      ['query', 'Bearer acme-decide', 403, 'auth.forbidden'],
+      ['query', 'Bearer reader', undefined, undefined],
+      ['decide', 'Bearer reader', 403, 'auth.forbidden'],
+      ['admin', 'Bearer acme-ops', undefined, undefined],
+      ['caller', 'Bearer reader', undefined, undefined],
+      ['caller', 'Bearer admin-x', undefined, undefined],
+      ['caller', 'Bearer nope', 401, 'auth.invalid'],
+      ['public', undefined, undefined, undefined],
+    ] as [Access, string | string[] | undefined, number | undefined, string | undefined][])(
+      '%s access with %j → %s %s',
+      (access, header, status, code) => {
+        const refusal = sut.refusal(header, access);
+
+        expect(refusal?.getStatus()).toBe(status);
+        expect((refusal?.getResponse() as { code?: string } | undefined)?.code).toBe(code);
+      },
+    );
+
+    it('names the missing role, never the token', () => {
+      const refusal = sut.refusal('Bearer reader', 'decide');
+
+      expect(refusal?.getResponse()).toEqual({
+        code: 'auth.forbidden',
+        message: 'this call needs a token with the decide role',
+      });
+    });
+
+    it('hands back the grant of the token found', () => {
+      const grant = grantOf('acme-decide', 'decide');
+
+      expect(grant.name).toBe('acme-decider');
+      expect(grantOf('caller-b').name).toBe('TALLY_API_TOKENS[1]');
+    });
   });
 
-  it.each([
-    ['caller', undefined, 401, 'auth.missing'],
-    ['caller', 'Basic Y2FsbGVyLWE=', 401, 'auth.missing'],
-    ['caller', 'Bearer caller-c', 401, 'auth.invalid'],
-    ['caller', 'Bearer caller-', 401, 'auth.invalid'],
-    ['caller', 'Bearer caller-b', undefined, undefined],
-    ['caller', 'bearer   caller-a  ', undefined, undefined],
-    ['caller', ['Bearer caller-a', 'Bearer other'], undefined, undefined],
-    ['caller', 'Bearer admin-x', undefined, undefined],
-    ['admin', 'Bearer caller-a', 403, 'auth.forbidden'],
-    ['admin', undefined, 401, 'auth.missing'],
-    ['admin', 'Bearer admin-x', undefined, undefined],
-    ['public', undefined, undefined, undefined],
-  ] as [Access, string | string[] | undefined, number | undefined, string | undefined][])(
-    '%s access with %j → %s %s',
-    (access, header, status, code) => {
-      const refusal = sut.refusal(header, access);
+  describe('tenant stage', () => {
+    it.each([
+      ['its tenant', 'acme', undefined],
+      ['its tenant with surrounding spaces (as the engine trims it)', ' acme ', undefined],
+      ['a tenant with a colon', 'a:b', undefined],
+      ['another tenant', 'globex', 'this token may not act for this tenant'],
+      ['a tenant that only starts alike', 'acme2', 'this token may not act for this tenant'],
+      ['no tenant', undefined, 'this token is limited to some tenants: the call must name one of them'],
+      [
+        'a tenant that is not a string',
+        ['acme'],
+        'this token is limited to some tenants: the call must name one of them',
+      ],
+    ])('judges a scoped token acting for %s', (_case, tenant, message) => {
+      const refusal = grantOf('acme-decide').tenantRefusal(tenant);
 
-      expect(refusal?.getStatus()).toBe(status);
-      expect((refusal?.getResponse() as { code?: string } | undefined)?.code).toBe(code);
-    },
-  );
+      expect(refusal?.getResponse()).toEqual(message && { code: 'auth.forbidden', message });
+      expect(refusal?.getStatus()).toBe(message && 403);
+      expect(refusal?.tokenName).toBe(message && 'acme-decider');
+    });
 
-  it('lets everything through with auth none', () => {
+    it.each(['acme', 'globex', undefined, 42])('lets an unscoped token act for %j', (tenant) => {
+      expect(grantOf('caller-a').tenantRefusal(tenant)).toBeUndefined();
+      expect(grantOf('reader').tenantRefusal(tenant)).toBeUndefined();
+    });
+  });
+
+  it('reads the source live: a reloaded set takes effect on the next request', () => {
+    const live = { current: setOf(FILE) };
+    const tokens = new BearerTokens({ auth: 'bearer', callerTokens: [], tokensFile: 't' }, live);
+    expect(tokens.refusal('Bearer reader', 'query')).toBeUndefined();
+
+    // when the file is replaced by one without the reader
+    live.current = setOf('tokens: []\n');
+
+    expect(tokens.refusal('Bearer reader', 'query')?.getStatus()).toBe(401);
+    expect(tokens.refusal('Bearer caller-a', 'query')).toBeUndefined();
+  });
+
+  it('builds the simple form alone from the options (decide + query; admin only)', () => {
+    const simple = new BearerTokens({ auth: 'bearer', callerTokens: ['caller-a'], adminToken: 'admin-x' });
+
+    expect(simple.refusal('Bearer caller-a', 'decide')).toBeUndefined();
+    expect(simple.refusal('Bearer caller-a', 'query')).toBeUndefined();
+    expect(simple.refusal('Bearer admin-x', 'decide')?.getStatus()).toBe(403);
+    expect(simple.refusal('Bearer admin-x', 'admin')).toBeUndefined();
+  });
+
+  it('refuses to read a tokens file on its own: the app has one store, or sets would diverge', () => {
+    expect(() => new BearerTokens({ auth: 'bearer', callerTokens: [], tokensFile: 'tokens.yaml' })).toThrow(
+      /inject BearerTokens/,
+    );
+  });
+
+  it('lets everything through with auth none, with every role and tenant', () => {
     const open = new BearerTokens({ auth: 'none', callerTokens: [] });
 
     expect(open.refusal(undefined, 'admin')).toBeUndefined();
+    const grant = open.authorize(undefined, 'decide');
+    expect(grant).toBe(OPEN_GRANT);
+    expect(grant instanceof ApiError ? grant : grant.tenantRefusal('anyone')).toBeUndefined();
   });
 });

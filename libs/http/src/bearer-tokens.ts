@@ -1,50 +1,60 @@
-import { timingSafeEqual } from 'node:crypto';
 import { type Access } from './access.decorator';
 import { ApiError } from './api-error';
 import { type HttpOptions } from './http.options';
+import { ForbiddenError, OPEN_GRANT, type TokenGrant } from './token-grant';
+import { envTokenEntries, TokenSet } from './token-set';
+import { type TokenSource } from './token.store';
 
 /**
- * Who may call what, from the `Authorization` header: the rule of `BearerAuthGuard`, also used by
- * routes registered on Fastify directly (the decision hot path). Tokens are compared in constant time
- * so response timing says nothing about a near miss.
+ * Who may call what, in two stages.
+ *
+ * 1. Header stage (`authorize`, `refusal`), from the `Authorization` header alone, before a body is
+ *    read: the token is known (401 otherwise) and holds the role the route needs (403 otherwise).
+ * 2. Tenant stage (`TokenGrant.tenantRefusal`), once the route knows the tenant (from the body, the
+ *    query or gRPC descriptors): a tenant-scoped token acts only for its tenants (403 otherwise).
+ *
+ * Tokens are found by their SHA-256 digest, every entry compared in constant time (see `TokenSet`),
+ * so response timing says nothing about a near miss. The tokens in force are the environment's simple
+ * form plus, with `TALLY_TOKENS_FILE`, the file's, read live from the app's one `TokenStore`.
  */
 export class BearerTokens {
-  private readonly callerTokens: Buffer[];
-  private readonly adminToken?: Buffer;
+  private readonly source: TokenSource;
 
-  constructor(private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken'>) {
-    this.callerTokens = options.callerTokens.map((t) => Buffer.from(t));
-    this.adminToken = options.adminToken ? Buffer.from(options.adminToken) : undefined;
+  constructor(
+    private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken' | 'tokensFile'>,
+    /** The app's live store; required with a tokens file (HttpModule provides the instance). */
+    source?: TokenSource,
+  ) {
+    if (source) this.source = source;
+    else if (options.tokensFile !== undefined)
+      throw new Error('BearerTokens: a tokens file is read by the HttpModule; inject BearerTokens instead');
+    else
+      this.source = {
+        current: new TokenSet('env', envTokenEntries(options.callerTokens, options.adminToken)),
+      };
   }
 
-  /** The 401/403 to answer, or undefined when the header grants `access`. */
-  refusal(authorization: string | string[] | undefined, access: Access): ApiError | undefined {
-    if (access === 'public' || this.options.auth === 'none') return undefined;
+  /** Header stage: the grant of the header's token when it may call a route needing `access`, else the 401/403. */
+  authorize(authorization: string | string[] | undefined, access: Access): TokenGrant | ApiError {
+    if (access === 'public' || this.options.auth === 'none') return OPEN_GRANT;
     const presented = bearer(authorization);
-    if (!presented)
+    if (presented === undefined)
       return new ApiError(401, 'auth.missing', 'an Authorization: Bearer <token> header is required');
-    const isAdmin = this.adminToken !== undefined && safeEqual(presented, this.adminToken);
-    if (access === 'admin') {
-      return isAdmin ? undefined : new ApiError(403, 'auth.forbidden', 'this endpoint needs the admin token');
-    }
-    if (isAdmin || matchesAny(presented, this.callerTokens)) return undefined;
-    return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
+    const grant = this.source.current.find(presented);
+    if (grant === undefined) return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
+    if (!grant.allows(access))
+      return new ForbiddenError(`this call needs a token with the ${access} role`, grant.name);
+    return grant;
+  }
+
+  /** Header stage as a yes/no: the 401/403 to answer, or undefined when the header grants `access`. */
+  refusal(authorization: string | string[] | undefined, access: Access): ApiError | undefined {
+    const result = this.authorize(authorization, access);
+    return result instanceof ApiError ? result : undefined;
   }
 }
 
-function bearer(header: string | string[] | undefined): Buffer | undefined {
+function bearer(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
-  return match ? Buffer.from(match[1]) : undefined;
-}
-
-/** Every token is compared, so timing does not say which one (or whether an early one) matched. */
-function matchesAny(presented: Buffer, tokens: readonly Buffer[]): boolean {
-  let ok = false;
-  for (const t of tokens) ok = safeEqual(presented, t) || ok;
-  return ok;
-}
-
-function safeEqual(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
+  return /^Bearer\s+(\S+)\s*$/i.exec(value ?? '')?.[1];
 }

@@ -65,6 +65,10 @@ export const ERROR_CODES = {
     statuses: [422],
     meaning: 'a reloaded policy file is invalid; every error is listed and the running set stays',
   },
+  'tokens.invalid': {
+    statuses: [422],
+    meaning: 'a reloaded tokens file is invalid; every error is listed and the running token set stays',
+  },
   'namespace.not_found': { statuses: [404], meaning: 'no projection namespace of that name' },
   'projection.corrupt': {
     statuses: [500],

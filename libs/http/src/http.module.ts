@@ -1,23 +1,64 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { BearerAuthGuard } from './bearer-auth.guard';
-import { HTTP_OPTIONS } from './http.constants';
+import { BearerTokens } from './bearer-tokens';
+import { HTTP_OPTIONS, TOKEN_STORE } from './http.constants';
 import { type HttpOptions } from './http.options';
 import { ProblemFilter } from './problem.filter';
+import { TokenReloadMetrics } from './token-reload.metrics';
+import { envTokenEntries } from './token-set';
+import { TokenStore } from './token.store';
+import { TokensController } from './tokens.controller';
 
-/** Auth and the error contract, shared by the decision API and the projector's query API. */
+/** Stops the file watch with the app. */
+class TokenWatchCloser implements OnModuleDestroy {
+  constructor(private readonly store: TokenStore) {}
+  onModuleDestroy(): void {
+    this.store.close();
+  }
+}
+
+/**
+ * Auth and the error contract, shared by the decision API, the projector's query API and the relay.
+ * One `BearerTokens` per app (exported: hot routes and gRPC inject it). With a tokens file, the file
+ * is read here, when the module is declared — an invalid file throws `TokensLoadError` with every
+ * error before anything starts — and watched once the app runs.
+ */
 @Global()
 @Module({})
 export class HttpModule {
   static forRoot(options: HttpOptions): DynamicModule {
+    const store = options.tokensFile === undefined ? undefined : tokenStore(options, options.tokensFile);
+    const tokenProviders: Provider[] = store
+      ? [
+          { provide: TOKEN_STORE, useValue: store },
+          {
+            provide: TokenWatchCloser,
+            useFactory: () => {
+              store.watch();
+              return new TokenWatchCloser(store);
+            },
+          },
+          TokenReloadMetrics,
+        ]
+      : [];
     return {
       module: HttpModule,
+      controllers: store ? [TokensController] : [],
       providers: [
         { provide: HTTP_OPTIONS, useValue: options },
+        { provide: BearerTokens, useValue: new BearerTokens(options, store) },
+        ...tokenProviders,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
-      exports: [HTTP_OPTIONS],
+      exports: [HTTP_OPTIONS, BearerTokens],
     };
   }
+}
+
+function tokenStore(options: HttpOptions, path: string): TokenStore {
+  const store = new TokenStore(path, envTokenEntries(options.callerTokens, options.adminToken));
+  store.load();
+  return store;
 }

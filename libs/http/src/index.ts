@@ -1,8 +1,21 @@
+// First: @tally/observability's controllers import RequireAccess while this index is still loading
+// (http.module reaches observability for its metrics registry), so it must already be defined.
+export { RequireAccess, ROLES, type Access, type AccessOptions, type Role } from './access.decorator';
 export { HttpModule } from './http.module';
-export type { HttpOptions } from './http.options';
-export { RequireAccess, type Access } from './access.decorator';
+export { httpOptionsFrom, type HttpOptions } from './http.options';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
 export { BearerTokens } from './bearer-tokens';
+export { Granted } from './granted.decorator';
+export { ForbiddenError, TokenGrant } from './token-grant';
+export { TokenSet, tokenDigestHex, type TokenEntry } from './token-set';
+export { compileTokenFile, type TokenFileResult } from './token-file.compiler';
+export {
+  TokenStore,
+  TokensLoadError,
+  type TokenReloadResult,
+  type TokenReloadTrigger,
+  type TokenSource,
+} from './token.store';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { installOverloadShedding } from './overload';

@@ -2,6 +2,7 @@ import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
 import { createLogger, stopOnSignals } from '@tally/observability';
 import { createHttpApp } from './create-http-app';
+import { TokensLoadError } from './token.store';
 
 export interface HttpAppSpec {
   /** App name: log context and the `app` label of every metric. */
@@ -17,8 +18,8 @@ export interface HttpAppSpec {
 }
 
 /**
- * What every app's main.ts does: validate the whole configuration before anything starts (all
- * problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
+ * What every app's main.ts does: validate the whole configuration — settings, then the tokens file —
+ * before anything starts (all problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
  */
 export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
   let config: TallyConfig;
@@ -29,8 +30,17 @@ export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
     process.stderr.write(`${spec.name}: ${error.message}\n`);
     process.exit(2);
   }
+  let module: DynamicModule;
+  try {
+    module = spec.module(config);
+  } catch (error) {
+    // Read while the module is declared: like the settings, every problem at once and exit 2.
+    if (!(error instanceof TokensLoadError)) throw error;
+    process.stderr.write(`${spec.name}: ${error.message}\n`);
+    process.exit(2);
+  }
   const logger = createLogger(spec.name, config.logLevel);
-  const app = await createHttpApp(spec.module(config), {
+  const app = await createHttpApp(module, {
     logger,
     bodyLimit: config.bodyLimitBytes,
     maxInflight: config.maxInflight,

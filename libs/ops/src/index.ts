@@ -3,6 +3,7 @@ export { OpsError } from './ops.error';
 export { openRedis, redisNowMs, scanKeys, type OpsRedis } from './redis-client';
 export { ProgressMeter, type ProgressListener, type ProgressSnapshot } from './progress';
 export { checkPolicyFile, loadPolicySet, type CheckedPolicy, type PolicyCheckResult } from './policy-check';
+export { checkTokensFile, tokenLine, tokenLineYaml, type TokenLine, type TokensCheckResult } from './tokens';
 export {
   PROJECTOR_GROUP,
   PROJECTOR_TOPICS,

@@ -21,9 +21,11 @@ export {
   type NormalizedAttributes,
   type NormalizedSelectors,
   type SelectorFailure,
+  valueProblem,
 } from './selectors';
 export { keyOf, selectPolicies } from './matcher';
 export { formatDuration, parseDuration } from './duration';
+export { watchFile, type FileWatch } from './file.watcher';
 export { PolicyModule } from './policy.module';
 export {
   PolicyLoadError,

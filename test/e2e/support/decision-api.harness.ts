@@ -9,6 +9,7 @@ import { type Decision } from '@tally/engine';
 import { createHttpApp } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { DecisionApiModule } from '../../../apps/decision-api/src/decision-api.module';
+import { GrpcRlsServer } from '../../../apps/decision-api/src/grpc-rls.server';
 
 /** Tokens of every harness; long enough for the config's 16-character minimum. */
 export const CALLER_TOKEN = 'e2e-caller-token-0123456789';
@@ -134,6 +135,11 @@ export class DecisionApiHarness {
 
   reload(): Promise<HttpResult> {
     return this.call('POST', '/v1/policies:reload', { token: ADMIN_TOKEN });
+  }
+
+  /** What main.ts does after listening: the Envoy RLS gRPC server, here on a free port (returned). */
+  startGrpc(): Promise<number> {
+    return this.app.get(GrpcRlsServer).start('127.0.0.1', 0);
   }
 
   async metrics(): Promise<string> {

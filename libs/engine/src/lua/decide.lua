@@ -4,7 +4,7 @@ KEYS (all in one hash-tag slot {s<N>}, built by keys.ts):
   KEYS[1]        outbox stream           tally:v1:{s<N>}:outbox
   KEYS[2]        denial coalescing hash  tally:v1:{s<N>}:denials
   KEYS[2+i]      window i state hash     tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>   (i = 1..W)
-  KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem:<scope>:<idempotency_key>      (only when ARGV[3] > 0)
+  KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem.sha256:<scope>:<digest>        (only when ARGV[3] > 0)
 ARGV:
   ARGV[1]  now ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
   ARGV[2]  cost (integer >= 0, already validated: cost <= every enforce window's limit)

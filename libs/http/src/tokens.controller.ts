@@ -1,0 +1,30 @@
+import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { RequireAccess } from './access.decorator';
+import { ApiError } from './api-error';
+import { TOKEN_STORE } from './http.constants';
+import { type TokenStore } from './token.store';
+
+/**
+ * `POST /v1/tokens:reload`: re-reads `TALLY_TOKENS_FILE` now (deploy scripts that cannot wait for the
+ * file watch). Registered only when a tokens file is configured: without one there is nothing to reload.
+ */
+@Controller('v1')
+@RequireAccess('admin')
+export class TokensController {
+  constructor(@Inject(TOKEN_STORE) private readonly store: TokenStore) {}
+
+  @Post('tokens::reload')
+  @HttpCode(200)
+  async reload(): Promise<unknown> {
+    const result = await this.store.reload('request');
+    if (!result.ok) {
+      throw new ApiError(
+        422,
+        'tokens.invalid',
+        `the tokens file is invalid; version ${this.store.current.version} stays in force`,
+        result.errors,
+      );
+    }
+    return { version: result.version, changed: result.changed, tokens: result.tokens };
+  }
+}
