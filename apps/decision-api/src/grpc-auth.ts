@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { type DecisionRequest } from '@tally/engine';
+import { type AuthRefusal } from '@tally/envoy-rls';
 import { ApiError, type BearerTokens, type TokenGrant } from '@tally/http';
 
 /** A refusal as the gRPC status Envoy sees. */
@@ -34,9 +35,15 @@ export class GrpcCallerAuth {
         };
   }
 
-  /** Whether the header stage passes (the call may go on to read its descriptors). */
-  allows(values: readonly (string | Buffer)[]): boolean {
-    return !isRefusal(this.authorize(values));
+  /**
+   * The header stage as the call gate asks it: the refusal (UNAUTHENTICATED, or PERMISSION_DENIED for
+   * a token without `decide`), or undefined when the call may go on to read its descriptors.
+   */
+  headerRefusal(values: readonly (string | Buffer)[]): AuthRefusal | undefined {
+    const result = this.authorize(values);
+    if (!isRefusal(result)) return undefined;
+    const code = result.code === status.PERMISSION_DENIED ? status.PERMISSION_DENIED : status.UNAUTHENTICATED;
+    return { code, details: result.message };
   }
 
   /**

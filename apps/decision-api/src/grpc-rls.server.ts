@@ -54,7 +54,7 @@ export class GrpcRlsServer implements OnModuleDestroy {
   async start(host: string, port: number): Promise<number> {
     const auth = new GrpcCallerAuth(this.tokens);
     const gate = new RlsCallGate({
-      authorize: (metadata) => auth.allows(metadata.get('authorization')),
+      authorize: (metadata) => auth.headerRefusal(metadata.get('authorization')),
       maxInflight: this.config.maxInflight,
       readTimeoutMs: this.config.grpcReadTimeoutMs,
       onRefused: (reason) => this.metrics.refused(reason),

@@ -8,7 +8,7 @@ export {
 } from './rls-request.mapper';
 export { toRlsOutcome, type RlsOutcome, type RlsResponseContext } from './rls-response.mapper';
 export { rateLimitUnitOf } from './rate-limit-unit';
-export { RlsCallGate, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
+export { RlsCallGate, type AuthRefusal, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
 export { rlsServerOptions, MAX_SEND_MESSAGE_BYTES, type RlsServerLimits } from './rls-server-options';
 export type {
   RlsCode,

@@ -1,6 +1,6 @@
 import { Metadata, status, type ServerInterceptingCallInterface } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RlsCallGate, type RlsRefusal } from './rls-call-gate';
+import { RlsCallGate, UNAUTHENTICATED_DETAILS, type RlsRefusal } from './rls-call-gate';
 
 type Listener = Parameters<ServerInterceptingCallInterface['start']>[0];
 type SentStatus = Parameters<ServerInterceptingCallInterface['sendStatus']>[0];
@@ -55,7 +55,10 @@ describe(RlsCallGate.name, () => {
   beforeEach(() => {
     refusals = [];
     sut = new RlsCallGate({
-      authorize: (metadata) => metadata.get('authorization')[0] === GOOD,
+      authorize: (metadata) =>
+        metadata.get('authorization')[0] === GOOD
+          ? undefined
+          : { code: status.UNAUTHENTICATED, details: UNAUTHENTICATED_DETAILS },
       maxInflight: 2,
       readTimeoutMs: 1000,
       onRefused: (reason) => refusals.push(reason),

@@ -7,11 +7,17 @@ import {
 } from '@grpc/grpc-js';
 
 /** Why the gate ended a call before the handler saw it. */
-export type RlsRefusal = 'unauthenticated' | 'overloaded' | 'read_timeout';
+export type RlsRefusal = 'unauthenticated' | 'forbidden' | 'overloaded' | 'read_timeout';
+
+/** The header-stage answer to a call's token: a stranger (UNAUTHENTICATED) or a token without the role. */
+export interface AuthRefusal {
+  readonly code: status.UNAUTHENTICATED | status.PERMISSION_DENIED;
+  readonly details: string;
+}
 
 export interface RlsCallGateOptions {
-  /** Whether the call's metadata carries an accepted token. */
-  readonly authorize: (metadata: Metadata) => boolean;
+  /** The refusal of the call's token, or undefined when it is accepted for this service. */
+  readonly authorize: (metadata: Metadata) => AuthRefusal | undefined;
   /** Admitted calls in flight above which new ones are shed (`TALLY_MAX_INFLIGHT`). */
   readonly maxInflight: number;
   /** How long an admitted call may take to deliver its whole request (`TALLY_GRPC_READ_TIMEOUT`). */
@@ -31,7 +37,8 @@ export const OVERLOADED_DETAILS = 'server.overloaded: too many calls in flight; 
  * mapped: an unauthenticated caller costs one header check, whatever it sends after its headers.
  *
  * In order:
- * 1. authentication from the metadata (UNAUTHENTICATED), so a stranger never takes a slot;
+ * 1. authentication from the metadata (UNAUTHENTICATED; PERMISSION_DENIED for a token without the
+ *    role), so a stranger never takes a slot;
  * 2. the in-flight limit, like the HTTP API's: above it the call is shed at once with UNAVAILABLE
  *    (`server.overloaded`), the code gRPC clients and Envoy's retry policies treat as "nothing was
  *    done, retry with backoff", which holds: a shed call consumes nothing;
@@ -70,8 +77,10 @@ export class RlsCallGate {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            if (!this.options.authorize(metadata)) {
-              refuse('unauthenticated', status.UNAUTHENTICATED, UNAUTHENTICATED_DETAILS);
+            const denied = this.options.authorize(metadata);
+            if (denied) {
+              const reason = denied.code === status.UNAUTHENTICATED ? 'unauthenticated' : 'forbidden';
+              refuse(reason, denied.code, denied.details);
               return;
             }
             if (this.inflight >= this.options.maxInflight) {
