@@ -49,6 +49,9 @@ describe(loadConfig.name, () => {
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       maxInflight: 2048,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 72_000,
     });
   });
 
@@ -262,6 +265,41 @@ describe(loadConfig.name, () => {
       errors: [
         'TALLY_HOST: must be an IP address or a host name (got "http://0.0.0.0")',
         'TALLY_LOG_LEVEL: must be one of debug, info, warn, error (got "verbose")',
+      ],
+    },
+    {
+      case: 'HTTP deadlines out of range',
+      env: {
+        ...SECRETS,
+        TALLY_HEADERS_TIMEOUT_MS: '0',
+        TALLY_REQUEST_TIMEOUT_MS: '5s',
+        TALLY_IDLE_TIMEOUT_MS: '99',
+      },
+      errors: [
+        'TALLY_HEADERS_TIMEOUT_MS: must be an integer between 100 and 600000 (got "0")',
+        'TALLY_REQUEST_TIMEOUT_MS: must be an integer between 100 and 3600000 (got "5s")',
+        'TALLY_IDLE_TIMEOUT_MS: must be an integer between 100 and 3600000 (got "99")',
+      ],
+    },
+    {
+      case: 'a headers deadline longer than the request deadline',
+      env: { ...SECRETS, TALLY_HEADERS_TIMEOUT_MS: '20000', TALLY_REQUEST_TIMEOUT_MS: '15000' },
+      errors: [
+        'TALLY_HEADERS_TIMEOUT_MS: must not exceed TALLY_REQUEST_TIMEOUT_MS (15000), the headers are part of the request (got "20000")',
+      ],
+    },
+    {
+      case: 'a TLS certificate without its key',
+      env: { ...SECRETS, TALLY_TLS_CERT: '/etc/tally/tls.crt' },
+      errors: [
+        'TALLY_TLS_KEY: required when TALLY_TLS_CERT is set (TLS needs both the certificate and its key)',
+      ],
+    },
+    {
+      case: 'a TLS key without its certificate',
+      env: { ...SECRETS, TALLY_TLS_KEY: '/etc/tally/tls.key' },
+      errors: [
+        'TALLY_TLS_CERT: required when TALLY_TLS_KEY is set (TLS needs both the certificate and its key)',
       ],
     },
     {

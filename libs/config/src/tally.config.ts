@@ -3,6 +3,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsOptional,
   IsString,
   Max,
   MinLength,
@@ -218,4 +219,31 @@ export class TallyConfig {
   @Env('TALLY_MAX_INFLIGHT', { kind: 'int', default: '2048' })
   @IntIn(1, 1_000_000)
   readonly maxInflight!: number;
+
+  /** HTTP: a request's headers (a new connection's first request: from connecting) must arrive within this, else 408 and close. */
+  @Env('TALLY_HEADERS_TIMEOUT_MS', { kind: 'int', default: '10000' })
+  @IntIn(100, 600_000)
+  readonly headersTimeoutMs!: number;
+
+  /** HTTP: a whole request (headers and body) must arrive within this, else 408 and close. */
+  @Env('TALLY_REQUEST_TIMEOUT_MS', { kind: 'int', default: '30000' })
+  @IntIn(100, 3_600_000)
+  readonly requestTimeoutMs!: number;
+
+  /** HTTP: a kept-alive connection idle this long between requests is closed (so is one silent this long mid-request). */
+  @Env('TALLY_IDLE_TIMEOUT_MS', { kind: 'int', default: '72000' })
+  @IntIn(100, 3_600_000)
+  readonly idleTimeoutMs!: number;
+
+  /** PEM certificate (chain) file: with `TALLY_TLS_KEY`, the listeners speak TLS only; neither = plain. */
+  @Env('TALLY_TLS_CERT', { kind: 'string' })
+  @IsOptional()
+  @IsString()
+  readonly tlsCertPath?: string;
+
+  /** PEM private key file of `TALLY_TLS_CERT`. */
+  @Env('TALLY_TLS_KEY', { kind: 'string' })
+  @IsOptional()
+  @IsString()
+  readonly tlsKeyPath?: string;
 }
