@@ -10,7 +10,7 @@ import { credentials, Metadata, status, type Client, type ServiceError } from '@
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@tally/config';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { createHttpApp } from '@tally/http';
+import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueName } from '@tally/testing';
@@ -57,11 +57,10 @@ class RlsStack {
       TALLY_TOKEN_SECRET: 'e2e-rls-token-secret-0123456789',
       TALLY_LOG_LEVEL: 'error',
     });
-    const app = await createHttpApp(DecisionApiModule.forRoot(config), {
-      logger: createLogger('decision-api-rls-e2e', config.logLevel),
-      bodyLimit: config.bodyLimitBytes,
-      maxInflight: config.maxInflight,
-    });
+    const app = await createHttpApp(
+      DecisionApiModule.forRoot(config),
+      httpAppOptions(config, createLogger('decision-api-rls-e2e', config.logLevel)),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     // What main.ts does after listening, on a free port instead of TALLY_GRPC_PORT.
     const grpcPort = await app.get(GrpcRlsServer).start('127.0.0.1', 0);

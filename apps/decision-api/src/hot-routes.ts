@@ -1,41 +1,36 @@
 import { Logger } from '@nestjs/common';
 import { type DecisionRequest, type DecisionService } from '@tally/engine';
 import {
+  accessConfig,
   ApiError,
   logProblem,
   problemOf,
   sendProblem,
-  type BearerTokens,
   type ErrorBody,
   type FieldError,
 } from '@tally/http';
-import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyInstance, type FastifyReply } from 'fastify';
 import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './hot-body';
 import { decisionBody, rateLimitHeaders } from './rate-limit-headers';
 
 export interface HotRouteDeps {
   readonly decisions: DecisionService;
-  readonly tokens: BearerTokens;
 }
 
 const logger = new Logger('http');
+const CALLERS = { config: accessConfig('caller') };
 
 /**
  * `POST /v1/decisions` and `POST /v1/decisions:batch` as plain Fastify routes: transport →
  * DecisionService → status, headers, body, with nothing of Nest's per-request pipeline in between.
- * What the Nest route did is done here in the same order with the same outcomes: the JSON parser and
- * overload shedding are Fastify hooks of the instance (they apply as before); then the caller token
- * (as `BearerAuthGuard`), the body shape (as the validation pipe, see hot-body.ts), the decision;
- * every error leaves through `problemOf`, the mapping of the global `ProblemFilter`.
+ * What the Nest route did is done here with the same outcomes: the caller token, overload shedding
+ * and the JSON parser are hooks of the instance (the route gate authenticates from the headers
+ * before the body is read, see `accessConfig`); then the body shape (as the validation pipe, see
+ * hot-body.ts), the decision; every error leaves through `problemOf`, the mapping of the global
+ * `ProblemFilter`.
  */
 export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps): void {
-  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
-    fail(reply, error);
-  };
-
-  fastify.post('/v1/decisions', { errorHandler }, async (request, reply) => {
-    const refusal = deps.tokens.refusal(request.headers.authorization, 'caller');
-    if (refusal) return fail(reply, refusal);
+  fastify.post('/v1/decisions', CALLERS, async (request, reply) => {
     const checked = checkDecisionBody(request.body);
     if (!checked.ok) return fail(reply, invalidRequest(checked.errors));
     const decision = await deps.decisions.decide(checked.value);
@@ -45,9 +40,7 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
   // Independent decisions in one round trip (`::` escapes the literal colon in Fastify's route syntax).
   // The call is 200 and each result carries its own status; an item that is not a valid request is
   // answered 400 on its own and the others are decided.
-  fastify.post('/v1/decisions::batch', { errorHandler }, async (request, reply) => {
-    const refusal = deps.tokens.refusal(request.headers.authorization, 'caller');
-    if (refusal) return fail(reply, refusal);
+  fastify.post('/v1/decisions::batch', CALLERS, async (request, reply) => {
     const envelope = checkBatchBody(request.body);
     if (!envelope.ok) return fail(reply, invalidRequest(envelope.errors));
     const checked = envelope.value.requests.map((item, i) => checkDecisionItem(item, `requests[${i}]`));

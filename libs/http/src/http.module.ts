@@ -1,11 +1,15 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { APP_FILTER } from '@nestjs/core';
+import { BearerTokens } from './bearer-tokens';
 import { HTTP_OPTIONS } from './http.constants';
 import { type HttpOptions } from './http.options';
 import { ProblemFilter } from './problem.filter';
 
-/** Auth and the error contract, shared by the decision API and the projector's query API. */
+/**
+ * Auth and the error contract, shared by the decision API, the projector's query API and the relay.
+ * Authentication itself is a hook of each route, installed by `createHttpApp` (see route-gate.ts):
+ * it must run before Fastify reads a body, which a Nest guard cannot.
+ */
 @Global()
 @Module({})
 export class HttpModule {
@@ -14,10 +18,10 @@ export class HttpModule {
       module: HttpModule,
       providers: [
         { provide: HTTP_OPTIONS, useValue: options },
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: BearerTokens, useFactory: () => new BearerTokens(options) },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
-      exports: [HTTP_OPTIONS],
+      exports: [HTTP_OPTIONS, BearerTokens],
     };
   }
 }

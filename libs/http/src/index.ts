@@ -1,12 +1,12 @@
 export { HttpModule } from './http.module';
 export type { HttpOptions } from './http.options';
-export { RequireAccess, type Access } from './access.decorator';
+export { RequireAccess, accessConfig, type Access } from './access.decorator';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
 export { BearerTokens } from './bearer-tokens';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
-export { installOverloadShedding } from './overload';
 export { HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
-export { createHttpApp, type HttpAppOptions } from './create-http-app';
+export { MAX_JSON_DEPTH } from './json-depth';
+export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, type HttpAppSpec } from './run-http-app';

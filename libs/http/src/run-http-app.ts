@@ -1,7 +1,7 @@
 import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
 import { createLogger, stopOnSignals } from '@tally/observability';
-import { createHttpApp } from './create-http-app';
+import { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 
 export interface HttpAppSpec {
   /** App name: log context and the `app` label of every metric. */
@@ -17,27 +17,25 @@ export interface HttpAppSpec {
 }
 
 /**
- * What every app's main.ts does: validate the whole configuration before anything starts (all
- * problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
+ * What every app's main.ts does: validate the whole configuration, TLS files included, before
+ * anything starts (all problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
  */
 export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
   let config: TallyConfig;
+  let options: HttpAppOptions;
   try {
     config = loadConfig();
+    options = httpAppOptions(config, createLogger(spec.name, config.logLevel));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${spec.name}: ${error.message}\n`);
     process.exit(2);
   }
-  const logger = createLogger(spec.name, config.logLevel);
-  const app = await createHttpApp(spec.module(config), {
-    logger,
-    bodyLimit: config.bodyLimitBytes,
-    maxInflight: config.maxInflight,
-  });
+  const logger = options.logger;
+  const app = await createHttpApp(spec.module(config), options);
   stopOnSignals(app, logger);
   const port = spec.port(config);
   await app.listen({ port, host: config.host });
-  logger.log(`${spec.name} listening on http://${config.host}:${port}`);
+  logger.log(`${spec.name} listening on ${options.tls ? 'https' : 'http'}://${config.host}:${port}`);
   if (spec.afterListen) await spec.afterListen(app, config, logger);
 }
