@@ -44,15 +44,22 @@ interface RawAnswer {
   readonly text: string;
 }
 
-/** Sends bytes as they are and reads the first answer (the connection closes after it). */
+/** Sends bytes as they are and reads the first answer; the server closes the connection after it. */
 function send(bytes: string): Promise<RawAnswer> {
   return new Promise((done, fail) => {
     const socket = connect({ host: '127.0.0.1', port });
     let text = '';
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     socket.on('error', () => undefined);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
+    // The server must end every one of these connections itself: waiting for it is part of the test.
+    let timedOut = false;
+    socket.setTimeout(10_000, () => {
+      timedOut = true;
+      socket.destroy();
+    });
     socket.on('close', () => {
+      if (timedOut)
+        return fail(new Error(`the server left the connection open: ${JSON.stringify(text.slice(0, 200))}`));
       const head = text.indexOf('\r\n\r\n');
       const status = /^HTTP\/1\.1 (\d{3}) /.exec(text);
       if (head < 0 || !status)
@@ -73,9 +80,17 @@ const CRLF = '\r\n';
 const CALLER = `Authorization: Bearer ${CALLER_TOKEN}`;
 const ADMIN = `Authorization: Bearer ${ADMIN_TOKEN}`;
 
-/** A request: request line, header lines (Host and Connection: close unless told), body. */
-function http(line: string, headers: readonly string[] = [], body = '', host = true): string {
-  const all = [...(host ? ['Host: 127.0.0.1'] : []), 'Connection: close', ...headers];
+/**
+ * A request: request line, header lines, body. It asks for `Connection: close` (the answer is then the
+ * last thing on the connection) unless `keepAlive`: then only the server can decide to close it.
+ */
+function http(
+  line: string,
+  headers: readonly string[] = [],
+  body = '',
+  { host = true, keepAlive = false } = {},
+): string {
+  const all = [...(host ? ['Host: 127.0.0.1'] : []), ...(keepAlive ? [] : ['Connection: close']), ...headers];
   return [line, ...all].join(CRLF) + CRLF + CRLF + body;
 }
 function json(line: string, body: string, headers: readonly string[] = [CALLER]): string {
@@ -105,8 +120,13 @@ const CASES: readonly Case[] = [
     code: 'route.not_found',
   },
   {
-    name: 'an unknown path with a body and no token (no 401, the body is not read)',
-    bytes: json(`POST /v1/nowhere?token=${SECRET} HTTP/1.1`, '{}', []),
+    name: 'an unknown path, its body still coming, no token (no 401; answered and closed at once)',
+    bytes: http(
+      `POST /v1/nowhere?token=${SECRET} HTTP/1.1`,
+      ['Content-Type: application/json', 'Content-Length: 4096'],
+      '{"a',
+      { keepAlive: true },
+    ),
     status: 404,
     code: 'route.not_found',
   },
@@ -228,7 +248,7 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an HTTP/1.1 request without Host',
-    bytes: http(`GET /healthz?token=${SECRET} HTTP/1.1`, [], '', false),
+    bytes: http(`GET /healthz?token=${SECRET} HTTP/1.1`, [], '', { host: false }),
     status: 400,
     code: 'request.malformed_http',
   },
@@ -289,6 +309,18 @@ const CASES: readonly Case[] = [
     bytes: json(`POST /v1/decisions?token=${SECRET} HTTP/1.1`, JSON.stringify({ selectors }), []),
     status: 401,
     code: 'auth.missing',
+  },
+  {
+    name: 'no token, the body still coming (answered and closed at once)',
+    bytes: http(
+      'POST /v1/decisions HTTP/1.1',
+      ['Content-Type: application/json', 'Content-Length: 4096'],
+      '{"se',
+      { keepAlive: true },
+    ),
+    status: 401,
+    code: 'auth.missing',
+    headers: { connection: 'close' },
   },
   {
     name: 'a token that is not accepted',
