@@ -135,10 +135,10 @@ describe('GET /v1/usage', () => {
     expect((await sut.get(`/v1/usage?tenant=q`, null)).status).toBe(401);
     expect((await sut.get(`/v1/usage?tenant=q`, 'not-a-token-at-all')).status).toBe(401);
     expect((await sut.get(`/v1/audit`, null)).status).toBe(401);
-    expect(await sut.get(`/v1/usage?tenant=q&namespace=nope`)).toMatchObject({
-      status: 404,
-      body: { code: 'namespace.not_found' },
-    });
+    const missing = await sut.get(`/v1/usage?tenant=q&namespace=sk-live-secret-namespace`);
+    expect(missing).toMatchObject({ status: 404, body: { code: 'namespace.not_found' } });
+    // and the query string is not repeated back
+    expect(JSON.stringify(missing.body)).not.toContain('sk-live-secret-namespace');
   });
 });
 

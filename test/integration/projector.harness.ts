@@ -16,7 +16,7 @@ import {
   type OutboxPolicy,
   type UsageEventV1,
 } from '@tally/events';
-import { createHttpApp } from '@tally/http';
+import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLedger, type Ledger, type TopicSpec } from '@tally/ledger';
 import { createLogger } from '@tally/observability';
 import { uniqueName } from '@tally/testing';
@@ -146,11 +146,10 @@ export class InProcessProjector {
     env: Readonly<Record<string, string>> = {},
   ): Promise<InProcessProjector> {
     const config = loadConfig({ ...projectorEnv(redisUrl, brokers), ...env });
-    const app = await createHttpApp(ProjectorModule.forRoot(config, overrides), {
-      logger: createLogger('projector-it', config.logLevel),
-      bodyLimit: config.bodyLimitBytes,
-      maxInflight: config.maxInflight,
-    });
+    const app = await createHttpApp(
+      ProjectorModule.forRoot(config, overrides),
+      httpAppOptions(config, createLogger('projector-it', config.logLevel)),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   Server,
@@ -9,7 +8,7 @@ import {
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
+import { loadTlsFiles, TALLY_CONFIG, type TallyConfig } from '@tally/config';
 import {
   loadRateLimitService,
   RlsCallGate,
@@ -120,10 +119,9 @@ export class GrpcRlsServer implements OnModuleDestroy {
 
   /** The files were checked at boot (loadConfig); they are read once, here. */
   private credentials(): ServerCredentials {
-    const { tlsCertPath, tlsKeyPath } = this.config;
-    if (tlsCertPath === undefined || tlsKeyPath === undefined) return ServerCredentials.createInsecure();
-    const pair = { cert_chain: readFileSync(tlsCertPath), private_key: readFileSync(tlsKeyPath) };
-    return ServerCredentials.createSsl(null, [pair], false);
+    const tls = loadTlsFiles(this.config);
+    if (tls === undefined) return ServerCredentials.createInsecure();
+    return ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
   }
 
   /** The service with its request decoder counted: what the gate refuses never shows up here. */

@@ -132,3 +132,28 @@ describe(checkBatchBody.name, () => {
     });
   });
 });
+
+describe('prototype keys at any depth', () => {
+  it('are stripped from a 100,000-level body without recursion', () => {
+    // given a body far deeper than the call stack could walk (the JSON parser stops at 32 levels;
+    // this walk must not depend on it)
+    let deep: Record<string, unknown> = { prototype: 1 };
+    for (let i = 0; i < 100_000; i++) deep = { a: deep, prototype: 1 };
+    const body = { selectors: { tenant: deep } };
+
+    // when
+    const sut = checkDecisionBody(body);
+
+    // then it is judged (the engine refuses an object as a selector value), and no level kept the key
+    expect(sut.ok).toBe(true);
+    let level: Record<string, unknown> | undefined = deep;
+    let levels = 0;
+    let kept = 0;
+    while (level) {
+      if (Object.prototype.hasOwnProperty.call(level, 'prototype')) kept++;
+      level = level.a as Record<string, unknown> | undefined;
+      levels++;
+    }
+    expect({ levels, kept }).toEqual({ levels: 100_001, kept: 0 });
+  });
+});

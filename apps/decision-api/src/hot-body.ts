@@ -129,16 +129,22 @@ function withoutInherited(value: Record<string, unknown>): Record<string, unknow
 
 /**
  * The pipe deletes own `constructor` and `prototype` keys at every depth before validating (prototype
- * pollution guard), so they are neither unknown fields nor selector names. In place, as the pipe does.
+ * pollution guard), so they are neither unknown fields nor selector names. In place, as the pipe does;
+ * with a stack of its own rather than recursion, so that the depth of a body is never the depth of
+ * the call stack (the JSON parser already refuses bodies deeper than MAX_JSON_DEPTH).
  */
-function stripProtoKeys(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const item of value) stripProtoKeys(item);
-    return;
+function stripProtoKeys(body: unknown): void {
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    const record = value as Partial<Record<string, unknown>>;
+    delete record.prototype;
+    delete record['constructor'];
+    for (const key in record) pending.push(record[key]);
   }
-  const record = value as Partial<Record<string, unknown>>;
-  delete record.prototype;
-  delete record['constructor'];
-  for (const key in record) stripProtoKeys(record[key]);
 }

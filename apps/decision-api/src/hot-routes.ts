@@ -1,43 +1,41 @@
 import { Logger } from '@nestjs/common';
 import { type DecisionRequest, type DecisionService } from '@tally/engine';
 import {
+  accessConfig,
   ApiError,
   ForbiddenError,
+  GRANT_KEY,
   logProblem,
   problemOf,
   sendProblem,
-  type BearerTokens,
   type ErrorBody,
   type FieldError,
+  type TokenGrant,
 } from '@tally/http';
-import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './hot-body';
 import { decisionBody, rateLimitHeaders } from './rate-limit-headers';
 
 export interface HotRouteDeps {
   readonly decisions: DecisionService;
-  readonly tokens: BearerTokens;
 }
 
 const logger = new Logger('http');
+const DECIDERS = { config: accessConfig('decide', { perTenant: true }) };
 
 /**
  * `POST /v1/decisions` and `POST /v1/decisions:batch` as plain Fastify routes: transport →
  * DecisionService → status, headers, body, with nothing of Nest's per-request pipeline in between.
- * What the Nest route did is done here in the same order with the same outcomes: the JSON parser and
- * overload shedding are Fastify hooks of the instance (they apply as before); then the token and its
- * `decide` role (as `BearerAuthGuard`), the body shape (as the validation pipe, see hot-body.ts), the
- * token's tenant scope against `selectors.tenant`, the decision; every error leaves through
- * `problemOf`, the mapping of the global `ProblemFilter`.
+ * What the Nest route did is done here with the same outcomes: the token and its `decide` role,
+ * overload shedding and the JSON parser are hooks of the instance (the route gate authenticates from
+ * the headers before the body is read, see `accessConfig`, and leaves the grant on the request); then
+ * the body shape (as the validation pipe, see hot-body.ts), the token's tenant scope against
+ * `selectors.tenant`, the decision; every error leaves through `problemOf`, the mapping of the global
+ * `ProblemFilter`.
  */
 export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps): void {
-  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
-    fail(reply, error);
-  };
-
-  fastify.post('/v1/decisions', { errorHandler }, async (request, reply) => {
-    const grant = deps.tokens.authorize(request.headers.authorization, 'decide');
-    if (grant instanceof ApiError) return fail(reply, grant);
+  fastify.post('/v1/decisions', DECIDERS, async (request, reply) => {
+    const grant = grantOf(request);
     const checked = checkDecisionBody(request.body);
     if (!checked.ok) return fail(reply, invalidRequest(checked.errors));
     const outOfScope = grant.tenantRefusal(tenantOf(checked.value));
@@ -50,9 +48,8 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
   // The call is 200 and each result carries its own status; an item that is not a valid request is
   // answered 400 on its own, an item for a tenant outside the token's list 403 on its own, and the
   // others are decided (the items are independent decisions, as the batch has always promised).
-  fastify.post('/v1/decisions::batch', { errorHandler }, async (request, reply) => {
-    const grant = deps.tokens.authorize(request.headers.authorization, 'decide');
-    if (grant instanceof ApiError) return fail(reply, grant);
+  fastify.post('/v1/decisions::batch', DECIDERS, async (request, reply) => {
+    const grant = grantOf(request);
     const envelope = checkBatchBody(request.body);
     if (!envelope.ok) return fail(reply, invalidRequest(envelope.errors));
     let forbidden: ForbiddenError | undefined;
@@ -76,6 +73,13 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
     });
     return reply.status(200).send({ results });
   });
+}
+
+/** The grant the route gate left on the request: the gate runs before every hot route. */
+function grantOf(request: FastifyRequest): TokenGrant {
+  const grant = (request as FastifyRequest & { [GRANT_KEY]?: TokenGrant })[GRANT_KEY];
+  if (grant === undefined) throw new Error('no grant on a hot route: is the route gate installed?');
+  return grant;
 }
 
 /** The checked body's `selectors` is an object (hot-body.ts): its `tenant`, as sent. */
@@ -110,7 +114,7 @@ function forbiddenItem(error: ForbiddenError): RefusedItem {
   return { status: 403, allowed: false, code: 'auth.forbidden', message: error.message };
 }
 
-/** A known token refused: its owner is known by name (see BearerAuthGuard). */
+/** A known token refused: its owner is known by name (as the route gate logs it). */
 function logForbidden(error: ForbiddenError): void {
   logger.warn(`auth.forbidden: token ${error.tokenName} on the decision API: ${error.message}`);
 }

@@ -56,7 +56,8 @@ export class ProjectionsController {
       'namespace.not_found',
       requested === undefined
         ? 'no projection namespace is active yet (start the projector)'
-        : `projection namespace ${requested} does not exist`,
+        : // The name came in the query string: never echoed (a caller may have put anything there).
+          'the projection namespace given in `namespace` does not exist',
     );
   }
 }

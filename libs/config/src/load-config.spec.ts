@@ -56,6 +56,9 @@ describe(loadConfig.name, () => {
       grpcKeepaliveTimeoutMs: 20_000,
       grpcMaxConnectionIdleMs: 300_000,
       grpcMaxConnectionAgeMs: 1_800_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 72_000,
     });
   });
 
@@ -330,6 +333,27 @@ describe(loadConfig.name, () => {
       errors: [
         'TALLY_HOST: must be an IP address or a host name (got "http://0.0.0.0")',
         'TALLY_LOG_LEVEL: must be one of debug, info, warn, error (got "verbose")',
+      ],
+    },
+    {
+      case: 'HTTP deadlines out of range',
+      env: {
+        ...SECRETS,
+        TALLY_HEADERS_TIMEOUT_MS: '0',
+        TALLY_REQUEST_TIMEOUT_MS: '5s',
+        TALLY_IDLE_TIMEOUT_MS: '99',
+      },
+      errors: [
+        'TALLY_HEADERS_TIMEOUT_MS: must be an integer between 100 and 600000 (got "0")',
+        'TALLY_REQUEST_TIMEOUT_MS: must be an integer between 100 and 3600000 (got "5s")',
+        'TALLY_IDLE_TIMEOUT_MS: must be an integer between 100 and 3600000 (got "99")',
+      ],
+    },
+    {
+      case: 'a headers deadline longer than the request deadline',
+      env: { ...SECRETS, TALLY_HEADERS_TIMEOUT_MS: '20000', TALLY_REQUEST_TIMEOUT_MS: '15000' },
+      errors: [
+        'TALLY_HEADERS_TIMEOUT_MS: must not exceed TALLY_REQUEST_TIMEOUT_MS (15000), the headers are part of the request (got "20000")',
       ],
     },
     {

@@ -32,6 +32,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
   }
   lines.push(...tlsProblems(config.tlsCertPath, config.tlsKeyPath));
   lines.push(...tokenConflicts(config));
+  lines.push(...crossChecks(config, lines));
   lines.push(...unknownVariables(env, bindings));
   if (lines.length > 0) throw new ConfigError(lines);
 
@@ -59,6 +60,22 @@ function describeError(
     ),
   ];
   return { order, line: `${binding.variable}: ${messages.join('; ')} (got ${shown(binding, value)})` };
+}
+
+/** Rules between settings, each reported only when the settings it relates are valid on their own. */
+function crossChecks(config: TallyConfig, lines: readonly string[]): string[] {
+  const bad = (variable: string): boolean => lines.some((l) => l.startsWith(`${variable}:`));
+  const problems: string[] = [];
+  if (
+    !bad('TALLY_HEADERS_TIMEOUT_MS') &&
+    !bad('TALLY_REQUEST_TIMEOUT_MS') &&
+    config.headersTimeoutMs > config.requestTimeoutMs
+  ) {
+    problems.push(
+      `TALLY_HEADERS_TIMEOUT_MS: must not exceed TALLY_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs}), the headers are part of the request (got "${config.headersTimeoutMs}")`,
+    );
+  }
+  return problems;
 }
 
 /** Secrets are described by their length, never echoed: error output ends up in logs. */

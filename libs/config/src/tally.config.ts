@@ -3,6 +3,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsOptional,
   IsString,
   Max,
   MinLength,
@@ -276,14 +277,33 @@ export class TallyConfig {
   @DurationIn(1_000, MAX_TIMER_MS, '1s and 24d')
   readonly grpcMaxConnectionAgeMs!: number;
 
+  /** HTTP: a request's headers (a new connection's first request: from connecting) must arrive within this, else 408 and close. */
+  @Env('TALLY_HEADERS_TIMEOUT_MS', { kind: 'int', default: '10000' })
+  @IntIn(100, 600_000)
+  readonly headersTimeoutMs!: number;
+
+  /** HTTP: a whole request (headers and body) must arrive within this, else 408 and close. */
+  @Env('TALLY_REQUEST_TIMEOUT_MS', { kind: 'int', default: '30000' })
+  @IntIn(100, 3_600_000)
+  readonly requestTimeoutMs!: number;
+
+  /** HTTP: a kept-alive connection idle this long between requests is closed (so is one silent this long mid-request). */
+  @Env('TALLY_IDLE_TIMEOUT_MS', { kind: 'int', default: '72000' })
+  @IntIn(100, 3_600_000)
+  readonly idleTimeoutMs!: number;
+
   /**
-   * PEM certificate (chain) file: with `TALLY_TLS_KEY`, the listeners serve TLS; neither = plaintext.
-   * Both or neither, readable and matching, checked by `loadConfig` (tls-files.ts).
+   * PEM certificate (chain) file: with `TALLY_TLS_KEY`, the HTTP and gRPC listeners serve TLS only;
+   * neither = plaintext. Both or neither, readable and matching, checked by `loadConfig` (tls-files.ts).
    */
   @Env('TALLY_TLS_CERT', { kind: 'string' })
+  @IsOptional()
+  @IsString()
   readonly tlsCertPath?: string;
 
   /** PEM private key file of `TALLY_TLS_CERT`. */
   @Env('TALLY_TLS_KEY', { kind: 'string' })
+  @IsOptional()
+  @IsString()
   readonly tlsKeyPath?: string;
 }

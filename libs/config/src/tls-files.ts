@@ -1,5 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ConfigError } from './config.error';
+import { type TallyConfig } from './tally.config';
 
 const CERT = 'TALLY_TLS_CERT';
 const KEY = 'TALLY_TLS_KEY';
@@ -42,4 +44,24 @@ function read<T>(
   } catch {
     return { problem: `${variable}: must be ${what} file (got "${path}")` };
   }
+}
+
+/** The PEM texts of `TALLY_TLS_CERT` and `TALLY_TLS_KEY`, as `tls.createSecureContext` takes them. */
+export interface TlsFiles {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+/**
+ * The certificate and key of the listeners (HTTP and gRPC share them), or `undefined` when TLS is
+ * off. `loadConfig` has checked the pair (`tlsProblems`); a file changed since is a `ConfigError`
+ * naming the setting, never a listener that fails at its first handshake.
+ */
+export function loadTlsFiles(config: Pick<TallyConfig, 'tlsCertPath' | 'tlsKeyPath'>): TlsFiles | undefined {
+  const { tlsCertPath, tlsKeyPath } = config;
+  if (tlsCertPath === undefined && tlsKeyPath === undefined) return undefined;
+  const problems = tlsProblems(tlsCertPath, tlsKeyPath);
+  if (problems.length > 0 || tlsCertPath === undefined || tlsKeyPath === undefined)
+    throw new ConfigError(problems);
+  return { cert: readFileSync(tlsCertPath), key: readFileSync(tlsKeyPath) };
 }

@@ -7,21 +7,45 @@
 export const ERROR_CODES = {
   'request.invalid': {
     statuses: [400],
-    meaning: 'a field is missing, unknown or of the wrong type; `errors[]` names each',
+    meaning:
+      'a field is missing, unknown or of the wrong type (`errors[]` names each); or the JSON body nests deeper than 32 levels',
   },
   'request.malformed_json': { statuses: [400], meaning: 'the body is empty or not JSON' },
+  'request.malformed_http': {
+    statuses: [400],
+    meaning:
+      'not a valid HTTP/1.1 request: request line, header syntax, framing (chunks, content-length with transfer-encoding), or no `Host`; the connection is closed',
+  },
   'request.invalid_content_length': {
     statuses: [400],
-    meaning: 'the content-length does not match the body',
+    meaning: 'the content-length is not a number, comes twice, or does not match the body',
   },
+  'request.invalid_url': { statuses: [400], meaning: 'the path has a malformed percent-escape' },
   'request.aborted': {
     statuses: [400],
     meaning: 'the client closed the connection before the body was read',
   },
+  'request.timeout': {
+    statuses: [408],
+    meaning:
+      'the headers did not arrive within `TALLY_HEADERS_TIMEOUT_MS`, or the whole request within `TALLY_REQUEST_TIMEOUT_MS`; the connection is closed',
+  },
   'request.too_large': { statuses: [413], meaning: 'the body is larger than `TALLY_BODY_LIMIT_BYTES`' },
+  'request.uri_too_long': { statuses: [414], meaning: 'a path segment is longer than 100 characters' },
   'request.unsupported_media_type': { statuses: [415], meaning: 'the body is not `application/json`' },
+  'request.expectation_failed': {
+    statuses: [417],
+    meaning: 'an `Expect` header other than `100-continue`',
+  },
+  'request.header_too_large': {
+    statuses: [431],
+    meaning: 'the request line and headers exceed 16 KiB; the connection is closed',
+  },
   'route.not_found': { statuses: [404], meaning: 'no such route' },
-  'route.method_not_allowed': { statuses: [405], meaning: 'the route exists, not with this method' },
+  'route.method_not_allowed': {
+    statuses: [405],
+    meaning: 'the route exists, not with this method; `Allow` lists those it has',
+  },
   'auth.missing': { statuses: [401], meaning: 'no `Authorization: Bearer <token>` header' },
   'auth.invalid': { statuses: [401], meaning: 'the bearer token is not accepted' },
   'auth.forbidden': {
@@ -59,6 +83,10 @@ export const ERROR_CODES = {
   'server.overloaded': {
     statuses: [503],
     meaning: 'too many requests in flight: the API sheds load (never a quota answer)',
+  },
+  'server.shutting_down': {
+    statuses: [503],
+    meaning: 'the instance is closing; retry (another instance answers)',
   },
   'policy.not_found': { statuses: [404], meaning: 'no policy of that name' },
   'policy.invalid': {

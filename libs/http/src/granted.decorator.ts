@@ -3,14 +3,16 @@ import { GRANT_KEY } from './http.constants';
 import { type TokenGrant } from './token-grant';
 
 /**
- * The caller's `TokenGrant` as the guard found it, for a handler that makes the tenant-stage check
+ * The caller's `TokenGrant` as the route gate found it, for a handler that makes the tenant-stage check
  * (`@RequireAccess(role, { perTenant: true })`).
  */
 export const Granted = createParamDecorator((_data: unknown, context: ExecutionContext): TokenGrant => {
   const request = context.switchToHttp().getRequest<{ [GRANT_KEY]?: TokenGrant }>();
   const grant = request[GRANT_KEY];
-  // The guard runs before every handler: no grant is a wiring bug, never "allowed".
+  // The gate runs before every non-public handler: no grant is a wiring bug, never "allowed".
   if (grant === undefined)
-    throw new Error('Granted: no grant on the request (is BearerAuthGuard installed?)');
+    throw new Error(
+      'Granted: no grant on the request (is the route gate installed, and the route not public?)',
+    );
   return grant;
 });

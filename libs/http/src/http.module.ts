@@ -1,6 +1,5 @@
 import { type DynamicModule, Global, Module, type OnModuleDestroy, type Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { APP_FILTER } from '@nestjs/core';
 import { BearerTokens } from './bearer-tokens';
 import { HTTP_OPTIONS, TOKEN_STORE } from './http.constants';
 import { type HttpOptions } from './http.options';
@@ -22,7 +21,9 @@ class TokenWatchCloser implements OnModuleDestroy {
  * Auth and the error contract, shared by the decision API, the projector's query API and the relay.
  * One `BearerTokens` per app (exported: hot routes and gRPC inject it). With a tokens file, the file
  * is read here, when the module is declared — an invalid file throws `TokensLoadError` with every
- * error before anything starts — and watched once the app runs.
+ * error before anything starts — and watched once the app runs. Authentication itself is a hook of
+ * each route, installed by `createHttpApp` (see route-gate.ts): it must run before Fastify reads a
+ * body, which a Nest guard cannot.
  */
 @Global()
 @Module({})
@@ -49,7 +50,6 @@ export class HttpModule {
         { provide: HTTP_OPTIONS, useValue: options },
         { provide: BearerTokens, useValue: new BearerTokens(options, store) },
         ...tokenProviders,
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
       exports: [HTTP_OPTIONS, BearerTokens],

@@ -1,6 +1,13 @@
 // First: @tally/observability's controllers import RequireAccess while this index is still loading
 // (http.module reaches observability for its metrics registry), so it must already be defined.
-export { RequireAccess, ROLES, type Access, type AccessOptions, type Role } from './access.decorator';
+export {
+  RequireAccess,
+  accessConfig,
+  ROLES,
+  type Access,
+  type AccessOptions,
+  type Role,
+} from './access.decorator';
 export { HttpModule } from './http.module';
 export { httpOptionsFrom, type HttpOptions } from './http.options';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
@@ -18,8 +25,8 @@ export {
 } from './token.store';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
-export { installOverloadShedding } from './overload';
-export { HTTP_OPTIONS } from './http.constants';
+export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
-export { createHttpApp, type HttpAppOptions } from './create-http-app';
+export { MAX_JSON_DEPTH } from './json-depth';
+export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, type HttpAppSpec } from './run-http-app';

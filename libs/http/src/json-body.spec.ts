@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installJsonBody } from './json-body';
+import { MAX_JSON_DEPTH } from './json-depth';
 
 describe(installJsonBody.name, () => {
   let sut: FastifyInstance;
@@ -47,6 +48,31 @@ describe(installJsonBody.name, () => {
     expect(res.json()).toEqual({
       name: 'ApiError',
       response: expect.objectContaining({ code: 'request.malformed_json' }),
+    });
+  });
+
+  it('refuses a body nested deeper than MAX_JSON_DEPTH with request.invalid, before parsing it', async () => {
+    // given an instance whose body limit lets a 20 kB body reach the parser
+    await sut.close();
+    sut = Fastify();
+    installJsonBody(sut, 1_000_000);
+    sut.post('/echo', (request) => ({ got: request.body }));
+    sut.setErrorHandler((error: Error & { statusCode?: number; response?: unknown }, _req, reply) =>
+      reply.status(error.statusCode ?? 500).send({ response: error.response ?? null }),
+    );
+
+    const res = await sut.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    });
+
+    expect(res.json()).toEqual({
+      response: {
+        code: 'request.invalid',
+        message: `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      },
     });
   });
 

@@ -1,5 +1,6 @@
 import { type FastifyInstance } from 'fastify';
 import { ApiError } from './api-error';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 
 /**
  * JSON is the only request body the Tally APIs speak. Fastify's own parsers are replaced so that:
@@ -8,6 +9,8 @@ import { ApiError } from './api-error';
  * - an empty or unparsable JSON body is 400 `request.malformed_json`. The parser fails with an
  *   `ApiError`, which Nest passes to the problem filter untouched; Fastify's own errors reach it only
  *   as a bare status and message, without their codes.
+ * - a body nested deeper than `MAX_JSON_DEPTH` is 400 `request.invalid`, judged on the text before
+ *   parsing, so no recursive walk downstream ever sees caller-controlled depth.
  * Prototype poisoning (`__proto__`, `constructor.prototype`) is refused like malformed JSON.
  */
 export function installJsonBody(fastify: FastifyInstance, bodyLimit: number): void {
@@ -20,6 +23,13 @@ export function installJsonBody(fastify: FastifyInstance, bodyLimit: number): vo
       const text = body as string;
       if (text.trim() === '') {
         done(new ApiError(400, 'request.malformed_json', 'the JSON body is empty'), undefined);
+        return;
+      }
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        done(
+          new ApiError(400, 'request.invalid', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`),
+          undefined,
+        );
         return;
       }
       void parseJson(request, text, (error, value) => {

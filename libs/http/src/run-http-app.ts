@@ -1,7 +1,7 @@
 import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
 import { createLogger, stopOnSignals } from '@tally/observability';
-import { createHttpApp } from './create-http-app';
+import { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 import { TokensLoadError } from './token.store';
 
 export interface HttpAppSpec {
@@ -18,13 +18,16 @@ export interface HttpAppSpec {
 }
 
 /**
- * What every app's main.ts does: validate the whole configuration — settings, then the tokens file —
- * before anything starts (all problems at once, exit 2), build the app, stop cleanly on SIGTERM, listen, say where.
+ * What every app's main.ts does: validate the whole configuration — settings, TLS files, then the
+ * tokens file — before anything starts (all problems at once, exit 2), build the app, stop cleanly on
+ * SIGTERM, listen, say where.
  */
 export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
   let config: TallyConfig;
+  let options: HttpAppOptions;
   try {
     config = loadConfig();
+    options = httpAppOptions(config, createLogger(spec.name, config.logLevel));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${spec.name}: ${error.message}\n`);
@@ -39,15 +42,11 @@ export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
     process.stderr.write(`${spec.name}: ${error.message}\n`);
     process.exit(2);
   }
-  const logger = createLogger(spec.name, config.logLevel);
-  const app = await createHttpApp(module, {
-    logger,
-    bodyLimit: config.bodyLimitBytes,
-    maxInflight: config.maxInflight,
-  });
+  const logger = options.logger;
+  const app = await createHttpApp(module, options);
   stopOnSignals(app, logger);
   const port = spec.port(config);
   await app.listen({ port, host: config.host });
-  logger.log(`${spec.name} listening on http://${config.host}:${port}`);
+  logger.log(`${spec.name} listening on ${options.tls ? 'https' : 'http'}://${config.host}:${port}`);
   if (spec.afterListen) await spec.afterListen(app, config, logger);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HealthRegistry, overall } from './health.registry';
+import { HealthRegistry, overall, statesOnly } from './health.registry';
 
 describe(HealthRegistry.name, () => {
   it('is healthy when every component is up', async () => {
@@ -36,5 +36,23 @@ describe(HealthRegistry.name, () => {
     [[], 'healthy'],
   ] as const)('overall(%j) is %s', (statuses, expected) => {
     expect(overall(statuses)).toBe(expected);
+  });
+});
+
+describe(statesOnly.name, () => {
+  it('keeps each state and drops every detail (driver errors name hosts and ports)', () => {
+    const sut = statesOnly({
+      status: 'unavailable',
+      components: {
+        redis: { status: 'down', detail: 'connect ECONNREFUSED 10.0.0.7:6379' },
+        policies: { status: 'up', detail: 'version 1a2b' },
+        kafka: { status: 'degraded' },
+      },
+    });
+
+    expect(sut).toEqual({
+      status: 'unavailable',
+      components: { redis: { status: 'down' }, policies: { status: 'up' }, kafka: { status: 'degraded' } },
+    });
   });
 });

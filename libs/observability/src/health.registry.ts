@@ -38,6 +38,14 @@ export class HealthRegistry {
   }
 }
 
+/** The report without the components' details, for callers who are not the admin. */
+export function statesOnly(report: ReadinessReport): ReadinessReport {
+  const components: Record<string, ComponentHealth> = {};
+  for (const [name, health] of Object.entries(report.components))
+    components[name] = { status: health.status };
+  return { status: report.status, components };
+}
+
 /** Any component down makes the app unavailable; any degraded makes it degraded. */
 export function overall(statuses: readonly ComponentStatus[]): OverallStatus {
   if (statuses.includes('down')) return 'unavailable';

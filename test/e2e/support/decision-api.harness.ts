@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@tally/config';
 import { type Decision } from '@tally/engine';
-import { createHttpApp } from '@tally/http';
+import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { DecisionApiModule } from '../../../apps/decision-api/src/decision-api.module';
 import { GrpcRlsServer } from '../../../apps/decision-api/src/grpc-rls.server';
@@ -54,7 +54,8 @@ export interface HttpResult<T = Record<string, unknown>> {
  */
 export class DecisionApiHarness {
   private constructor(
-    private readonly app: NestFastifyApplication,
+    /** The app itself, for suites that drive its lifecycle (closing under load). */
+    readonly app: NestFastifyApplication,
     private readonly dir: string,
     readonly policyPath: string,
     readonly baseUrl: string,
@@ -73,15 +74,15 @@ export class DecisionApiHarness {
       TALLY_LOG_LEVEL: 'error',
       ...options.env,
     });
-    const app = await createHttpApp(DecisionApiModule.forRoot(config), {
-      logger: createLogger('decision-api-e2e', config.logLevel),
-      bodyLimit: config.bodyLimitBytes,
-      maxInflight: config.maxInflight,
-    });
+    const app = await createHttpApp(
+      DecisionApiModule.forRoot(config),
+      httpAppOptions(config, createLogger('decision-api-e2e', config.logLevel)),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    return new DecisionApiHarness(app, dir, policyPath, `http://127.0.0.1:${address.port}`);
+    const scheme = config.tlsCertPath === undefined ? 'http' : 'https';
+    return new DecisionApiHarness(app, dir, policyPath, `${scheme}://127.0.0.1:${address.port}`);
   }
 
   async call<T = Record<string, unknown>>(

@@ -6,7 +6,7 @@ import { credentials, Metadata, type CallOptions, type Client, type ServiceError
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@tally/config';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { createHttpApp } from '@tally/http';
+import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { DecisionApiModule } from '../../../apps/decision-api/src/decision-api.module';
 import { GrpcRlsServer } from '../../../apps/decision-api/src/grpc-rls.server';
@@ -67,11 +67,10 @@ export class RlsStack {
       TALLY_LOG_LEVEL: 'error',
       ...options.env,
     });
-    const app = await createHttpApp(DecisionApiModule.forRoot(config), {
-      logger: createLogger('decision-api-rls-e2e', config.logLevel),
-      bodyLimit: config.bodyLimitBytes,
-      maxInflight: config.maxInflight,
-    });
+    const app = await createHttpApp(
+      DecisionApiModule.forRoot(config),
+      httpAppOptions(config, createLogger('decision-api-rls-e2e', config.logLevel)),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     const grpcPort = await app.get(GrpcRlsServer).start('127.0.0.1', 0);
     const address = app.getHttpServer().address();
