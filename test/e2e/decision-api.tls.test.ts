@@ -205,22 +205,22 @@ describe('decision-api with a bad TLS setting', () => {
     [
       'a certificate without its key',
       (): Record<string, string> => ({ TALLY_TLS_CERT: tls.cert }),
-      'TALLY_TLS_KEY: required when TALLY_TLS_CERT is set (TLS needs both the certificate and its key)',
+      'TALLY_TLS_KEY: required when TALLY_TLS_CERT is set (both or neither)',
     ],
     [
       'a key file that does not exist',
       (): Record<string, string> => ({ TALLY_TLS_CERT: tls.cert, TALLY_TLS_KEY: join(dir, 'missing.key') }),
-      `TALLY_TLS_KEY: cannot read ${JSON.stringify(join(dir, 'missing.key'))} (ENOENT)`,
+      `TALLY_TLS_KEY: cannot read the file (ENOENT) (got "${join(dir, 'missing.key')}")`,
     ],
     [
       'a certificate file that is not PEM',
       (): Record<string, string> => ({ TALLY_TLS_CERT: join(dir, 'policies.yaml'), TALLY_TLS_KEY: tls.key }),
-      `TALLY_TLS_CERT: ${JSON.stringify(join(dir, 'policies.yaml'))} is not a PEM certificate`,
+      `TALLY_TLS_CERT: must be a PEM certificate file (got "${join(dir, 'policies.yaml')}")`,
     ],
     [
       'the key of another certificate',
       (): Record<string, string> => ({ TALLY_TLS_CERT: tls.cert, TALLY_TLS_KEY: other().key }),
-      'TALLY_TLS_KEY: is not the private key of the certificate in TALLY_TLS_CERT',
+      'TALLY_TLS_KEY: is not the private key of TALLY_TLS_CERT (got ',
     ],
   ])('refuses %s at boot, naming the setting (exit 2)', async (_name, env, line) => {
     const started = await startApi(env());

@@ -1,5 +1,7 @@
-// First: @tally/observability's controllers import RequireAccess while this index is still loading
-// (http.module reaches observability for its metrics registry), so it must already be defined.
+// First: @tally/observability's controllers import RequireAccess and BearerTokens while this index is
+// still loading (http.module reaches observability for its metrics registry), so both must already be
+// defined: an `@Inject(BearerTokens)` evaluated too early injects nothing. (The cycle itself is for
+// the contracts issue to remove.)
 export {
   RequireAccess,
   accessConfig,
@@ -8,10 +10,10 @@ export {
   type AccessOptions,
   type Role,
 } from './access.decorator';
+export { BearerTokens } from './bearer-tokens';
 export { HttpModule } from './http.module';
 export { httpOptionsFrom, type HttpOptions } from './http.options';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
-export { BearerTokens } from './bearer-tokens';
 export { Granted } from './granted.decorator';
 export { ForbiddenError, TokenGrant } from './token-grant';
 export { TokenSet, tokenDigestHex, type TokenEntry } from './token-set';

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, Metadata, type CallOptions, type Client, type ServiceError } from '@grpc/grpc-js';
@@ -53,6 +54,8 @@ export class RlsStack {
     readonly httpUrl: string,
     /** `127.0.0.1:<port>` of the gRPC listener. */
     readonly grpcTarget: string,
+    /** The certificate the HTTP listener presents too, when the stack runs with TLS. */
+    private readonly trustedCert?: Buffer,
   ) {}
 
   static async start(redisUrl: string, policies: string, options: RlsStackOptions = {}): Promise<RlsStack> {
@@ -77,7 +80,15 @@ export class RlsStack {
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     const target = `127.0.0.1:${grpcPort}`;
     const client = RlsStack.client(target, options.trustedCert);
-    return new RlsStack(app, client, dir, `http://127.0.0.1:${address.port}`, target);
+    const scheme = options.trustedCert ? 'https' : 'http';
+    return new RlsStack(
+      app,
+      client,
+      dir,
+      `${scheme}://127.0.0.1:${address.port}`,
+      target,
+      options.trustedCert,
+    );
   }
 
   /**
@@ -130,8 +141,25 @@ export class RlsStack {
     status: string;
     components: Record<string, { status: string; detail?: string }>;
   }> {
-    const res = await fetch(`${this.httpUrl}/readyz`);
-    return (await res.json()) as {
+    // With the admin token, so components carry their detail; over HTTPS when the listeners serve TLS
+    // (both share TALLY_TLS_CERT), trusting the stack's own certificate.
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const text = this.trustedCert
+      ? await new Promise<string>((resolve, reject) => {
+          const req = httpsGet(
+            `${this.httpUrl}/readyz`,
+            { headers, ca: this.trustedCert, servername: 'localhost' },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (body += chunk));
+              res.on('end', () => resolve(body));
+            },
+          );
+          req.on('error', reject);
+        })
+      : await (await fetch(`${this.httpUrl}/readyz`, { headers })).text();
+    return JSON.parse(text) as {
       status: string;
       components: Record<string, { status: string; detail?: string }>;
     };
