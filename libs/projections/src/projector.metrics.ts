@@ -27,7 +27,7 @@ export class ProjectorMetrics {
     });
     this.deadLettered = new Counter({
       name: 'tally_projector_events_dead_lettered_total',
-      help: 'Records that failed validation and went to the dead-letter topic, by source topic',
+      help: 'Records sent to the dead-letter topic, by source topic: invalid, or refused by a step (a sum past 2^53 - 1, a corrupt stored value)',
       labelNames: ['topic'],
       registers,
     });
