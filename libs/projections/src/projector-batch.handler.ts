@@ -229,6 +229,7 @@ export class ProjectorBatchHandler {
   private failed(namespace: string, writer: StepWriter, error: unknown): void {
     if (this.writers.get(namespace) !== writer) return;
     this.logger.error(`applying to ${namespace} failed, resuming from its stored offsets: ${String(error)}`);
+    this.metrics.stepFailures.inc();
     this.writers.delete(namespace);
     this.metrics.dropped.inc({ reason: 'repositioned' }, this.queue.clear());
     this.positions.resync();

@@ -9,6 +9,7 @@ export class ProjectorMetrics {
   readonly duplicates: Counter;
   readonly deadLettered: Counter<'topic'>;
   readonly dropped: Counter<'reason'>;
+  readonly stepFailures: Counter;
   readonly commitErrors: Counter;
   readonly batchSeconds: Histogram;
   readonly lag: Gauge<'topic' | 'partition'>;
@@ -35,6 +36,11 @@ export class ProjectorMetrics {
       name: 'tally_projector_batches_dropped_total',
       help: 'Batches left unapplied because they were fetched before a seek (reason=repositioned)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.stepFailures = new Counter({
+      name: 'tally_projector_step_failures_total',
+      help: 'Steps that failed with nothing written (Redis down, a namespace-wide key unusable): the projector resumes from its stored offsets',
       registers,
     });
     this.commitErrors = new Counter({
