@@ -29,6 +29,7 @@ ARGV:
     reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
     offsets  n of (field, next offset)              stored only when higher than the stored offset
   A stored counter is decimal digits worth at most MAX (exact-counter.ts reads the same rule).
+  Increments are counters of at most MAX too: the caller's fold never sums past it (fold-events.ts).
 Reply (in every case but {0}, NOTHING was written):
   {0}                   applied (offsets stored)
   {1, token, token, …}  these dedup tokens are already applied: the caller folds the batch again
@@ -60,16 +61,23 @@ local function fail(message)
   return redis.error_reply('ERR apply-batch: ' .. message)
 end
 
--- The number a decimal counter holds: digits only, at most 16 of them, worth at most MAX; else nil.
+-- The number a string of digits (or nil) holds when it is at most 16 digits worth at most MAX; else nil.
+local function within(d)
+  if d and #d <= 16 then
+    local n = tonumber(d)
+    if n <= MAX then
+      return n
+    end
+  end
+  return nil
+end
+
+-- The number a stored decimal counter holds: digits only, worth at most MAX; else nil.
 local function counter(s)
-  if type(s) ~= 'string' or #s == 0 or #s > 16 or not string.find(s, '^%d+$') then
-    return nil
+  if type(s) == 'string' and string.find(s, '^%d+$') then
+    return within(s)
   end
-  local n = tonumber(s)
-  if n > MAX then
-    return nil
-  end
-  return n
+  return nil
 end
 
 -- Decimal strings of any length (Kafka offsets are int64): a > b, without going through doubles.
@@ -137,23 +145,25 @@ for g = 1, tonumber(take()) do
       break
     end
     for f = i, last do
-      local by_cost, by_count = counter(ARGV[f + m]), counter(ARGV[f + 2 * m])
-      if not by_cost or not by_count then
-        return fail('increment of ' .. k .. ' field ' .. ARGV[f] .. ' is not a counter')
-      end
       local stored = current[f - i + 1]
-      local cost, count = 0, 0
-      if stored then
-        local c, n = string.match(stored, '^(%d+):(%d+)$')
-        cost, count = counter(c), counter(n)
-      end
-      if not cost or not count then
-        problem(index, ARGV[f], 'corrupt', stored)
-      elseif cost + by_cost > MAX or count + by_count > MAX then
-        problem(index, ARGV[f], 'overflow', stored)
-      else
-        writes[w + 1], writes[w + 2] = ARGV[f], string.format('%d:%d', cost + by_cost, count + by_count)
+      if not stored then
+        -- A new field takes the step's own sums, which the fold keeps within MAX: no arithmetic.
+        writes[w + 1], writes[w + 2] = ARGV[f], ARGV[f + m] .. ':' .. ARGV[f + 2 * m]
         w = w + 2
+      else
+        local c, n = string.match(stored, '^(%d+):(%d+)$')
+        local cost, count = within(c), within(n)
+        if not cost or not count then
+          problem(index, ARGV[f], 'corrupt', stored)
+        else
+          cost, count = cost + tonumber(ARGV[f + m]), count + tonumber(ARGV[f + 2 * m])
+          if cost > MAX or count > MAX then
+            problem(index, ARGV[f], 'overflow', stored)
+          else
+            writes[w + 1], writes[w + 2] = ARGV[f], string.format('%d:%d', cost, count)
+            w = w + 2
+          end
+        end
       end
     end
   end
@@ -177,22 +187,20 @@ for g = 1, tonumber(take()) do
       break
     end
     for i = first, last do
-      local by = counter(ARGV[i + m])
-      if not by then
-        return fail('increment of ' .. k .. ' field ' .. ARGV[i] .. ' is not a counter')
-      end
       local stored = current[i - first + 1]
-      local base = 0
-      if stored then
-        base = counter(stored)
-      end
-      if not base then
-        problem(index, ARGV[i], 'corrupt', stored)
-      elseif base + by > MAX then
-        problem(index, ARGV[i], 'overflow', stored)
-      else
-        writes[w + 1], writes[w + 2] = ARGV[i], string.format('%d', base + by)
+      if not stored then
+        writes[w + 1], writes[w + 2] = ARGV[i], ARGV[i + m]
         w = w + 2
+      else
+        local base = counter(stored)
+        if not base then
+          problem(index, ARGV[i], 'corrupt', stored)
+        elseif base + tonumber(ARGV[i + m]) > MAX then
+          problem(index, ARGV[i], 'overflow', stored)
+        else
+          writes[w + 1], writes[w + 2] = ARGV[i], string.format('%d', base + tonumber(ARGV[i + m]))
+          w = w + 2
+        end
       end
     end
   end
