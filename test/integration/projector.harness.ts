@@ -192,7 +192,15 @@ export class InProcessProjector {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    return new InProcessProjector(app, `http://127.0.0.1:${address.port}`);
+    const projector = new InProcessProjector(app, `http://127.0.0.1:${address.port}`);
+    // The member joins in the background; before that the namespace may not exist yet (a query
+    // answers 404), so a suite on a busy machine would race it.
+    await eventually(
+      () => projector.get<{ components?: { consumer?: { status?: string } } }>('/readyz', null),
+      (res) => res.body.components?.consumer?.status === 'up',
+      { ...PROJECTOR_POLL, what: 'the projector to join its group' },
+    );
+    return projector;
   }
 
   get<T = Record<string, unknown>>(path: string, token?: string | null): Promise<HttpResult<T>> {
