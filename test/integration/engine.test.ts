@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Test } from '@nestjs/testing';
 import {
+  DEFAULT_MAX_COST,
   DecisionService,
   EngineModule,
   EngineService,
@@ -477,6 +478,25 @@ describe(DecisionService.name, () => {
     expect(decision).toMatchObject({ allowed: true, status: 200, policies: [], binding: null });
     const [entry] = await outboxEntriesOf(new Set([decision.decision_id]));
     expect(entry.r).toBe('[]');
+  });
+
+  it('refuses a request no policy applies to above the global ceiling (default 1,000,000): 413, nothing written', async () => {
+    fixedNow = undefined;
+    use(policy(uniqueName('other'), [win('w', 'fixed_window', 1, 60_000)], { match: { route: ['never'] } }));
+    const tenant = uniqueName('t');
+    const [above, far, at] = await sut.decideBatch([
+      { selectors: { tenant }, cost: DEFAULT_MAX_COST + 1, idempotency_key: 'big-1' },
+      { selectors: { tenant }, cost: Number.MAX_SAFE_INTEGER },
+      { selectors: { tenant }, cost: DEFAULT_MAX_COST },
+    ]);
+    expect([above, far, at].map((d) => [d.status, d.code])).toEqual([
+      [413, 'cost.too_large'],
+      [413, 'cost.too_large'],
+      [200, null],
+    ]);
+    expect(await outboxEntriesOf(new Set([above.decision_id, far.decision_id]))).toEqual([]);
+    expect(await outboxEntriesOf(new Set([at.decision_id]))).toHaveLength(1);
+    expect(await redis.keys(`tally:v1:*:idem:${tenant}:*`)).toEqual([]);
   });
 
   it('refuses bad input with a 4xx before touching Redis', async () => {

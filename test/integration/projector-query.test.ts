@@ -302,7 +302,7 @@ describe('GET /v1/usage?key=', () => {
         code: 'projection.corrupt',
         message:
           'projection namespace live: the usage of policy p1 (tenant "qu") in the hour bucket of ' +
-          '2026-10-05T09:00:00Z is not a decimal integer; replay the namespace',
+          '2026-10-05T09:00:00Z is not a decimal integer of at most 9007199254740991; replay the namespace',
       },
     };
     // then: the policy's rows and every-policy rows fail alike; nothing is read as 0 or NaN
@@ -529,8 +529,8 @@ describe('apply-batch.lua (through ProjectionStore)', () => {
       [...events, ...eventsOf({ tenant: 'qd', cost: 1, timeMs: T0 })],
       [{ topic: 'x', partition: 1, nextOffset: '5' }],
     );
-    expect(first).toEqual({ applied: 2, duplicates: 0 });
-    expect(again).toEqual({ applied: 2, duplicates: 2 });
+    expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
+    expect(again).toEqual({ applied: 2, duplicates: 2, refused: 0 });
     expect((await store.offsets('live')).get('x:1')).toBe('10');
     const res = await sut.get(`/v1/usage?tenant=qd&${RANGE}`);
     expect(res.body.total).toEqual({ cost: 8, count: 2 });

@@ -19,7 +19,7 @@ import {
 import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLedger, type Ledger, type TopicSpec } from '@tally/ledger';
 import { createLogger } from '@tally/observability';
-import { uniqueName } from '@tally/testing';
+import { eventually, uniqueName } from '@tally/testing';
 import { ulid } from 'ulid';
 import { ProjectorModule, type ProjectorOverrides } from '../../apps/projector/src/projector.module';
 
@@ -36,7 +36,11 @@ export class RunTopics {
   readonly topics: { usage: string; decision: string; deadLetter: string };
   readonly ledger: Ledger;
 
-  constructor(brokers: readonly string[], prefix: string) {
+  constructor(
+    brokers: readonly string[],
+    prefix: string,
+    private readonly partitions = 3,
+  ) {
     const run = uniqueName(prefix);
     this.groupId = `${run}-group`;
     this.topics = { usage: `${run}.usage`, decision: `${run}.decision`, deadLetter: `${run}.dlq` };
@@ -44,7 +48,11 @@ export class RunTopics {
   }
 
   get specs(): TopicSpec[] {
-    return Object.values(this.topics).map((topic) => ({ topic, partitions: 3, replicationFactor: 1 }));
+    return Object.values(this.topics).map((topic) => ({
+      topic,
+      partitions: this.partitions,
+      replicationFactor: 1,
+    }));
   }
 
   get overrides(): ProjectorOverrides {
@@ -66,10 +74,42 @@ export class RunTopics {
     ]);
   }
 
+  /** Every record of `topic` from its start, once at least `count` have arrived (a reader group of its own). */
+  async readAll(topic: string, count: number): Promise<ReadRecord[]> {
+    const consumer = this.ledger.consumers.create({
+      groupId: uniqueName(`${this.groupId}-reader`),
+      topics: [topic],
+      fromBeginning: true,
+      autoCommit: false,
+    });
+    const got: ReadRecord[] = [];
+    await consumer.run(async (batch) => {
+      for (const r of batch.records)
+        got.push({ offset: r.offset, value: r.value?.toString() ?? '', headers: { ...r.headers } });
+      await Promise.resolve();
+    });
+    try {
+      await eventually(
+        () => got.length,
+        (n) => n >= count,
+        { ...PROJECTOR_POLL, what: `${count} records on ${topic}` },
+      );
+      return got;
+    } finally {
+      await consumer.disconnect();
+    }
+  }
+
   async close(): Promise<void> {
     await this.ledger.admin.deleteTopics(Object.values(this.topics)).catch(() => undefined);
     await this.ledger.close();
   }
+}
+
+export interface ReadRecord {
+  readonly offset: string;
+  readonly value: string;
+  readonly headers: Record<string, string>;
 }
 
 export interface Decision {
@@ -153,7 +193,15 @@ export class InProcessProjector {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    return new InProcessProjector(app, `http://127.0.0.1:${address.port}`);
+    const projector = new InProcessProjector(app, `http://127.0.0.1:${address.port}`);
+    // The member joins in the background; before that the namespace may not exist yet (a query
+    // answers 404), so a suite on a busy machine would race it.
+    await eventually(
+      () => projector.get<{ components?: { consumer?: { status?: string } } }>('/readyz', null),
+      (res) => res.body.components?.consumer?.status === 'up',
+      { ...PROJECTOR_POLL, what: 'the projector to join its group' },
+    );
+    return projector;
   }
 
   get<T = Record<string, unknown>>(path: string, token?: string | null): Promise<HttpResult<T>> {

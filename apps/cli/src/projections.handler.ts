@@ -23,7 +23,8 @@ export async function replayCommand(args: ParsedArgs, ctx: CliContext): Promise<
   );
   const text = [
     `replayed ${result.records} records from ${result.from} to ${result.to} into namespace ${result.namespace}`,
-    `${result.applied} events applied, ${result.duplicates} duplicates skipped, ${result.invalid} invalid skipped`,
+    `${result.applied} events applied, ${result.duplicates} duplicates skipped, ${result.invalid} invalid skipped, ` +
+      `${result.refused} refused (a sum past 2^53 − 1 or a corrupt value; the projector dead-letters these)`,
     `${duration(result.elapsedMs)} at ${rate(result.perSecond)}`,
   ].join('\n');
   return { exitCode: 0, json: result, text };

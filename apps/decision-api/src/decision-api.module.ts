@@ -29,6 +29,7 @@ export class DecisionApiModule {
             backendTimeoutMs: config.backendTimeoutMs,
             idempotencyTtlMs: config.idempotencyTtlMs,
             tokenSecret: config.tokenSecret,
+            maxCost: config.maxCost,
           },
           policySource: PolicyStore,
           observer: DecisionMetrics,

@@ -40,6 +40,7 @@ describe(loadConfig.name, () => {
       tokenSecret: 'hmac-secret-00000001',
       shards: 64,
       backendTimeoutMs: 100,
+      maxCost: 1_000_000,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,
       projectorStepCells: 12_000,
@@ -256,6 +257,16 @@ describe(loadConfig.name, () => {
       case: 'shards out of range',
       env: { ...SECRETS, TALLY_SHARDS: '16385' },
       errors: ['TALLY_SHARDS: must be an integer between 1 and 16384 (got "16385")'],
+    },
+    {
+      case: 'a cost ceiling of 0',
+      env: { ...SECRETS, TALLY_MAX_COST: '0' },
+      errors: ['TALLY_MAX_COST: must be an integer between 1 and 1000000000000 (got "0")'],
+    },
+    {
+      case: 'a cost ceiling past 10^12',
+      env: { ...SECRETS, TALLY_MAX_COST: '1000000000001' },
+      errors: ['TALLY_MAX_COST: must be an integer between 1 and 1000000000000 (got "1000000000001")'],
     },
     {
       case: 'a negative timeout',

@@ -190,6 +190,16 @@ export class TallyConfig {
   @IntIn(1, 60_000)
   readonly backendTimeoutMs!: number;
 
+  /**
+   * The largest cost one decision may ask for, matched by a policy or not: above it 413
+   * `cost.too_large`, nothing consumed (a policy's `max_cost` can only lower it). A million units is
+   * a bulk charge for any unit a quota engine counts (requests, tokens, bytes in KiB), and it keeps
+   * every projected sum exact: one usage bucket's 2^53 − 1 holds 9·10^9 maximal decisions.
+   */
+  @Env('TALLY_MAX_COST', { kind: 'int', default: '1000000' })
+  @IntIn(1, 1_000_000_000_000)
+  readonly maxCost!: number;
+
   /** How long an allowed decision is replayable by its idempotency key. */
   @Env('TALLY_IDEMPOTENCY_TTL', { kind: 'duration', default: '24h' })
   @DurationIn(1_000, 365 * DAY_MS, '1s and 365d')

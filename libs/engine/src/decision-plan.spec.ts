@@ -23,9 +23,18 @@ function policy(name: string, over: Partial<Policy> = {}): Policy {
   };
 }
 
+/** A small ceiling, so its cases read plainly; the production default is `DEFAULT_MAX_COST`. */
+const CEILING = 1000;
+
 function context(...policies: Policy[]): PlanContext {
   const policySet: PolicySet = { version: 'v-test', policies, loadedAt: 0 };
-  return { policySet, tokenSecret: SECRET, shards: 64, decisionId: '01JDTESTDECISION0000000000' };
+  return {
+    policySet,
+    tokenSecret: SECRET,
+    shards: 64,
+    maxCost: CEILING,
+    decisionId: '01JDTESTDECISION0000000000',
+  };
 }
 
 describe(planDecision.name, () => {
@@ -252,10 +261,38 @@ describe(planDecision.name, () => {
 });
 
 describe(maxCostOf.name, () => {
+  const of = (...policies: Policy[]) => policies.map((p) => ({ policy: p }));
+
   it('is the smallest max_cost, capped by enforce window limits but not by shadow ones', () => {
-    expect(maxCostOf([])).toBe(Number.MAX_SAFE_INTEGER);
-    expect(maxCostOf([policy('a', { maxCost: 50 })])).toBe(10);
-    expect(maxCostOf([policy('a', { maxCost: 5 })])).toBe(5);
-    expect(maxCostOf([policy('a', { maxCost: 50, mode: 'shadow' })])).toBe(50);
+    expect(maxCostOf(of(policy('a', { maxCost: 50 })), CEILING)).toBe(10);
+    expect(maxCostOf(of(policy('a', { maxCost: 5 })), CEILING)).toBe(5);
+    expect(maxCostOf(of(policy('a', { maxCost: 50, mode: 'shadow' })), CEILING)).toBe(50);
+  });
+
+  it('is never above the global ceiling, and is the ceiling when no policy applies', () => {
+    expect(maxCostOf([], CEILING)).toBe(CEILING);
+    expect(maxCostOf(of(policy('a', { maxCost: 5000, mode: 'shadow' })), CEILING)).toBe(CEILING);
+  });
+});
+
+describe('the global cost ceiling (TALLY_MAX_COST)', () => {
+  it.each([
+    ['an unmatched decision', [] as Policy[]],
+    ['a shadow policy with a larger max_cost', [policy('trial', { maxCost: 5000, mode: 'shadow' })]],
+  ])('refuses a cost above it with 413 for %s, and takes one at it', (_case, policies) => {
+    const ctx = context(...policies);
+    const above = planDecision({ selectors: { principal: 'p' }, cost: CEILING + 1 }, ctx);
+    expect(above.ok ? null : above.refusal).toEqual({
+      status: 413,
+      code: 'cost.too_large',
+      reason: null,
+      message: `cost must be at most ${CEILING} (the global ceiling, TALLY_MAX_COST)`,
+    });
+    expect(planDecision({ selectors: { principal: 'p' }, cost: CEILING }, ctx).ok).toBe(true);
+  });
+
+  it('refuses a cost past 2^53 − 1 as invalid: it is not the number the caller sent', () => {
+    const sut = planDecision({ selectors: { principal: 'p' }, cost: 2 ** 53 }, context());
+    expect(sut.ok ? null : sut.refusal.code).toBe('cost.invalid');
   });
 });

@@ -66,6 +66,8 @@ export interface PlanContext {
   readonly policySet: PolicySet;
   readonly tokenSecret: string;
   readonly shards: number;
+  /** The global cost ceiling (`TALLY_MAX_COST`): no decision, matched or not, may cost more. */
+  readonly maxCost: number;
   readonly decisionId: string;
   /** Plan exactly this policy, matched or not (the state endpoint); default: `selectPolicies`. */
   readonly only?: Policy;
@@ -109,9 +111,8 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
   if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
     return refuse(400, 'cost.invalid', 'cost must be an integer ≥ 0');
   }
-  const maxCost = maxCostOf(policies.map((p) => p.policy));
-  if (cost > maxCost)
-    return refuse(413, 'cost.too_large', `cost must be at most ${maxCost} for these policies`);
+  const maxCost = maxCostOf(policies, ctx.maxCost);
+  if (cost > maxCost) return refuse(413, 'cost.too_large', tooLarge(maxCost, ctx.maxCost));
 
   const idem = request.idempotency_key;
   if (idem !== undefined && !isIdempotencyKey(idem))
@@ -175,16 +176,23 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
 }
 
 /**
- * The largest cost that can ever pass: every policy's `max_cost`, and for enforce policies also their
- * smallest window limit (a cost above it could never be allowed, so it is refused with 413 rather than
- * denied with a meaningless retry-after). Shadow windows smaller than the cost just report would_deny.
- * No applicable policy: no bound.
+ * The largest cost that can ever pass: the global `ceiling` (`TALLY_MAX_COST`), every policy's
+ * `max_cost`, and for enforce policies also their smallest window limit (a cost above it could never
+ * be allowed, so it is refused with 413 rather than denied with a meaningless retry-after). Shadow
+ * windows smaller than the cost just report would_deny. No applicable policy: the ceiling alone —
+ * an unmatched decision is still usage on the ledger, and every sum of it must stay exact.
  */
-export function maxCostOf(policies: readonly Policy[]): number {
-  let max = Number.MAX_SAFE_INTEGER;
-  for (const policy of policies) {
-    max = Math.min(max, policy.maxCost);
-    if (policy.mode === 'enforce') for (const w of policy.windows) max = Math.min(max, w.limit);
+export function maxCostOf(policies: readonly { readonly policy: Policy }[], ceiling: number): number {
+  let max = ceiling;
+  for (const { policy } of policies) {
+    if (policy.maxCost < max) max = policy.maxCost;
+    if (policy.mode === 'enforce') for (const w of policy.windows) if (w.limit < max) max = w.limit;
   }
   return max;
+}
+
+function tooLarge(max: number, ceiling: number): string {
+  return max === ceiling
+    ? `cost must be at most ${max} (the global ceiling, TALLY_MAX_COST)`
+    : `cost must be at most ${max} for these policies`;
 }

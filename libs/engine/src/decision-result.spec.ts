@@ -27,6 +27,7 @@ function plan(...policies: Policy[]): DecisionPlan {
     {
       policySet: { version: 'v', policies, loadedAt: 0 },
       tokenSecret: 'secret-secret-secret',
+      maxCost: 1_000_000,
       shards: 4,
       decisionId: 'ID',
     },

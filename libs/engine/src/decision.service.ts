@@ -5,7 +5,7 @@ import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } fr
 import { backendDecision, refusedDecision, scriptDecision } from './decision-result';
 import type { Decision, DecisionRequest } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
-import type { EngineOptions, PolicySetSource } from './engine.options';
+import { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
 import { EngineService, type StepResult } from './engine.service';
 import type { ScriptOutcome } from './decide.script';
 import { DegradedLedger } from './degraded-ledger';
@@ -96,6 +96,7 @@ export class DecisionService {
       policySet: this.policies.current,
       tokenSecret: this.options.tokenSecret,
       shards: this.options.shards,
+      maxCost: this.options.maxCost ?? DEFAULT_MAX_COST,
       decisionId,
     };
   }

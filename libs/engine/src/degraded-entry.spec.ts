@@ -37,7 +37,13 @@ function plan(cost = 3): DecisionPlan {
       cost,
       idempotency_key: 'b-77',
     },
-    { policySet, tokenSecret: 'unit-test-secret-0123456789', shards: 64, decisionId: DECISION_ID },
+    {
+      policySet,
+      tokenSecret: 'unit-test-secret-0123456789',
+      shards: 64,
+      maxCost: 1_000_000,
+      decisionId: DECISION_ID,
+    },
   );
   if (!r.ok) throw new Error(r.refusal.message);
   return r.plan;

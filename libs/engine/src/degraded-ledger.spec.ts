@@ -24,7 +24,13 @@ let nextId = 0;
 function plan(tenant = 'acme', cost = 1): DecisionPlan {
   const r = planDecision(
     { selectors: { tenant, principal: 'p' }, cost },
-    { policySet, tokenSecret: 'unit-test-secret-0123456789', shards: 8, decisionId: `D${nextId++}` },
+    {
+      policySet,
+      tokenSecret: 'unit-test-secret-0123456789',
+      shards: 8,
+      maxCost: 1_000_000,
+      decisionId: `D${nextId++}`,
+    },
   );
   if (!r.ok) throw new Error(r.refusal.message);
   return r.plan;

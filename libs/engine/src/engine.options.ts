@@ -3,6 +3,12 @@ import type { BreakerOptions } from './circuit-breaker';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { RedisConnection } from './redis.provider';
 
+/**
+ * The default global cost ceiling (`TALLY_MAX_COST`'s default): see `EngineOptions.maxCost`. Engines
+ * built without the setting (tests, tools) get the production default, never "no ceiling".
+ */
+export const DEFAULT_MAX_COST = 1_000_000;
+
 /** Settings of the engine, built from TallyConfig by the app. */
 export interface EngineOptions {
   /** Where Redis is. */
@@ -15,6 +21,11 @@ export interface EngineOptions {
   readonly idempotencyTtlMs: number;
   /** TALLY_TOKEN_SECRET: HMAC secret for `token` selectors. */
   readonly tokenSecret: string;
+  /**
+   * TALLY_MAX_COST: the largest cost of any decision, whether a policy applies or not (413 above it,
+   * nothing consumed); policies' `max_cost` and limits can only lower it. Default `DEFAULT_MAX_COST`.
+   */
+  readonly maxCost?: number;
   /** Circuit breaker; defaults to 5 consecutive failures, 1 s open. */
   readonly breaker?: BreakerOptions;
   /** Wall clock (ms) of the breaker and of degraded decisions' times; defaults to Date.now. */

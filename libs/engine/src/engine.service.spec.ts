@@ -34,6 +34,7 @@ const plan: DecisionPlan = (() => {
       policySet: { version: 'v', policies: [], loadedAt: 0 },
       tokenSecret: 'unit-test-secret-0123456789',
       shards: 4,
+      maxCost: 1_000_000,
       decisionId: '01JDTESTDECISION0000000000',
     },
   );

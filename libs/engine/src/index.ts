@@ -8,6 +8,7 @@ export { DEFAULT_DEGRADED_LEDGER } from './degraded-ledger.options';
 export type { DegradedLedgerOptions } from './degraded-ledger.options';
 export type { DegradedEntry } from './degraded-entry';
 export type { EngineHealth, EngineHealthStatus } from './engine.service';
+export { DEFAULT_MAX_COST } from './engine.options';
 export type { EngineOptions, PolicySetSource } from './engine.options';
 export { ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE, DECISION_OBSERVER } from './engine.constants';
 export type { DecisionObserver } from './decision-observer';

@@ -9,6 +9,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Max,
   Min,
   ValidateIf,
   ValidateNested,
@@ -40,9 +41,10 @@ export class DecisionDataV1 {
   @IsStringRecord()
   attributes!: Record<string, string>;
 
-  /** Units asked for (a denial consumed none of them). */
+  /** Units asked for (a denial consumed none of them); at most 2^53 − 1, like a usage event's. */
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   cost!: number;
 
   /** `allowed`, `denied` or `degraded`. */
@@ -67,6 +69,7 @@ export class DecisionDataV1 {
   /** How many decisions this event stands for: 1, or the coalesced denials of one key in one second. */
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   count!: number;
 
   /** Every applicable policy with its mode, key and windows' state. */

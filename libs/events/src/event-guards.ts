@@ -40,7 +40,7 @@ function dataProblem(d: unknown, kind: 'usage' | 'decision'): string | null {
   if (!isAbsent(d.tenant) && !isText(d.tenant)) return 'data.tenant';
   if (!isStringRecord(d.selectors)) return 'data.selectors';
   if (!isStringRecord(d.attributes)) return 'data.attributes';
-  if (!isIntAtLeast(d.cost, kind === 'usage' ? 1 : 0)) return 'data.cost';
+  if (!isSafeIntAtLeast(d.cost, kind === 'usage' ? 1 : 0)) return 'data.cost';
   if (!(kind === 'usage' ? USAGE_OUTCOMES : OUTCOMES).includes(d.outcome)) return 'data.outcome';
   if (!isAbsent(d.degraded_cause) && typeof d.degraded_cause !== 'string') return 'data.degraded_cause';
   if (!isAbsent(d.idempotency_key) && typeof d.idempotency_key !== 'string') return 'data.idempotency_key';
@@ -48,7 +48,7 @@ function dataProblem(d: unknown, kind: 'usage' | 'decision'): string | null {
     // Mirrors @ValidateIf: a reason is checked when denied or when present at all (null included).
     if ((d.outcome === 'denied' || d.reason !== undefined) && !REASONS.includes(d.reason))
       return 'data.reason';
-    if (!isIntAtLeast(d.count, 1)) return 'data.count';
+    if (!isSafeIntAtLeast(d.count, 1)) return 'data.count';
   }
   if (!Array.isArray(d.policies)) return 'data.policies';
   for (let i = 0; i < d.policies.length; i++) {
@@ -93,6 +93,11 @@ function isText(value: unknown): value is string {
 
 function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** An integer ≥ min and ≤ 2^53 − 1 (@IsInt @Min @Max(Number.MAX_SAFE_INTEGER)): exact as a number. */
+function isSafeIntAtLeast(value: unknown, min: number): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
 }
 
 function isIntAtLeast(value: unknown, min: number): boolean {

@@ -99,6 +99,11 @@ describe(parseUsageEvent.name, () => {
     ['negative cost', edited(usage, (e) => (e.data.cost = -1)), 'data.cost: cost must not be less than 1'],
     ['cost 0', edited(usage, (e) => (e.data.cost = 0)), 'data.cost: cost must not be less than 1'],
     [
+      'cost past 2^53 − 1 (not exact as a number)',
+      edited(usage, (e) => (e.data.cost = 2 ** 53)),
+      'data.cost: cost must not be greater than 9007199254740991',
+    ],
+    [
       'fractional cost',
       edited(usage, (e) => (e.data.cost = 1.5)),
       'data.cost: cost must be an integer number',

@@ -9,6 +9,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Max,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -42,9 +43,13 @@ export class UsageDataV1 {
   @IsStringRecord()
   attributes!: Record<string, string>;
 
-  /** Units spent; a usage event always spends something. */
+  /**
+   * Units spent; a usage event always spends something. At most 2^53 − 1, the largest integer every
+   * consumer reads exactly (the decision API's ceiling, `TALLY_MAX_COST`, keeps it far below).
+   */
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   cost!: number;
 
   /** `allowed`, or `degraded` when allowed under fail_open without counting. */

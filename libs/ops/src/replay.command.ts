@@ -57,11 +57,16 @@ export interface ReplayResult {
   readonly namespace: string;
   readonly from: string;
   readonly to: string;
-  /** Records read, events applied, duplicates skipped, invalid records skipped. */
+  /**
+   * Records read, events applied, duplicates skipped, invalid records skipped, and events the
+   * namespace refused (a sum past 2^53 − 1: the live projector dead-lettered those; a replay only
+   * counts them, so it never adds to the dead-letter topic).
+   */
   readonly records: number;
   readonly applied: number;
   readonly duplicates: number;
   readonly invalid: number;
+  readonly refused: number;
   readonly elapsedMs: number;
   readonly perSecond: number;
   /** Stored with the namespace: a projector switched to it resumes exactly after the replay. */
@@ -121,10 +126,10 @@ export async function replay(
     async (topic, partition, batch) => {
       for (let i = 0; i < batch.length; i += SLICE_RECORDS) {
         const records = batch.slice(i, i + SLICE_RECORDS);
-        const { events, values, rejected } = sortBatch({ topic, records }, expected);
+        const { events, records: valid, rejected } = sortBatch({ topic, records }, expected);
         invalid += rejected.length;
         const last = records[records.length - 1].offset;
-        await sink.add(events, { topic, partition, nextOffset: nextOffset(last) }, values);
+        await sink.add(events, { topic, partition, nextOffset: nextOffset(last) }, valid);
         // Lets Redis replies in between slices, so the next step goes out as soon as one is applied.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -135,7 +140,7 @@ export async function replay(
       onProgress: (n) => progress.report(() => meter.snapshot(n)),
     },
   );
-  const { applied, duplicates } = await sink.flush();
+  const { applied, duplicates, refused } = await sink.flush();
   const final: ProgressSnapshot = meter.snapshot(read);
   progress.final(final);
   // Partitions with nothing in range still record where the range ends, so a projector switched
@@ -150,6 +155,7 @@ export async function replay(
     applied,
     duplicates,
     invalid,
+    refused,
     elapsedMs: Math.round(final.elapsedMs),
     perSecond: Math.round(final.perSecond),
     offsets: ranges.map((r) => ({ topic: r.topic, partition: r.partition, start: r.start, end: r.end })),

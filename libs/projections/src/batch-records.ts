@@ -12,8 +12,8 @@ export interface SortedBatch {
   readonly events: LedgerEvent[];
   /** The record offset of each event of `events`, index for index. */
   readonly offsets: string[];
-  /** The message each event of `events` was parsed from, index for index (see `StepWriter.add`). */
-  readonly values: Buffer[];
+  /** The record each event of `events` was parsed from, index for index (see `StepWriter.add`). */
+  readonly records: LedgerRecord[];
   readonly rejected: Rejected[];
 }
 
@@ -29,7 +29,7 @@ export function sortBatch(
 ): SortedBatch {
   const events: LedgerEvent[] = [];
   const offsets: string[] = [];
-  const values: Buffer[] = [];
+  const valid: LedgerRecord[] = [];
   const rejected: Rejected[] = [];
   const expected = expectedTypes[batch.topic];
   for (const record of batch.records) {
@@ -44,17 +44,21 @@ export function sortBatch(
     } else {
       events.push(parsed.event);
       offsets.push(record.offset);
-      values.push(record.value);
+      valid.push(record);
     }
   }
-  return { events, offsets, values, rejected };
+  return { events, offsets, records: valid, rejected };
 }
 
 /**
  * The dead-letter record of a rejected one: the original bytes, key and headers (the raw material to
  * fix and replay it), plus where it came from and why, as `tally-dlq-*` headers like the relay's.
  */
-export function deadLetterOf(batch: LedgerBatch, rejected: Rejected, groupId: string): LedgerMessage {
+export function deadLetterOf(
+  batch: Pick<LedgerBatch, 'topic' | 'partition'>,
+  rejected: Rejected,
+  groupId: string,
+): LedgerMessage {
   const { record, reason } = rejected;
   return {
     key: record.key ?? `${batch.topic}:${batch.partition}`,

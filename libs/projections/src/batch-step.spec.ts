@@ -13,6 +13,7 @@ const EMPTY: ProjectionDelta = {
   dedup: [],
   applied: 0,
   duplicates: 0,
+  refused: [],
 };
 
 describe(batchStepArgs.name, () => {
@@ -34,7 +35,7 @@ describe(batchStepArgs.name, () => {
     // when
     const sut = batchStepArgs(keys, { ...EMPTY, usage, dedup, applied: n }, [], OPTIONS);
     // then: one packed group holding every cell, a field with its cost and count each
-    expect(sut.argv.slice(6 + n, 10 + n)).toEqual([1, 6, n, 'k0']);
+    expect(sut.argv.slice(7 + n, 11 + n)).toEqual([1, 6, n, 'k0']);
     expect(sut.argv.length).toBeGreaterThan(n * 4);
   });
 
@@ -51,7 +52,21 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:versions',
       'tally:proj:{live}:audit:~',
     ]);
-    expect(sut.argv).toEqual([86_400_000, 3_600_000, 0, 0, 0, 0, 0, 0, 1, 'tally.usage.v1:3', '42']);
+    expect(sut.argv).toEqual([
+      86_400_000,
+      3_600_000,
+      0,
+      '9007199254740991',
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      'tally.usage.v1:3',
+      '42',
+    ]);
+    expect(sut.targets).toEqual(sut.keys.map(() => ({ kind: 'fixed' })));
   });
 
   it('names every key once and lays out each section as the script legend says', () => {
@@ -97,10 +112,18 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
       'tally:proj:{live}:audit:acme',
     ]);
+    expect(sut.targets.slice(4)).toEqual([
+      { kind: 'ids', timeMs: AT },
+      { kind: 'ids', timeMs: AT - 3_600_000 },
+      { kind: 'keys', tenant: 'acme', policy: 'p', granularity: 'hour', start: AT },
+      { kind: 'usage', tenant: 'acme', granularity: 'hour', start: AT },
+      { kind: 'audit', tenant: 'acme' },
+    ]);
     expect(sut.argv).toEqual([
       86_400_000,
       3_600_000,
       3,
+      '9007199254740991', // MAX: no counter passes 2^53 − 1
       // dedup: 2 groups
       2,
       5,
@@ -161,7 +184,7 @@ describe(batchStepArgs.name, () => {
       'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
       'tally:proj:{live}:keys:acme:p:hour:20261130T1000Z',
     ]);
-    expect(sut.argv.slice(3, -3)).toEqual([
+    expect(sut.argv.slice(4, -3)).toEqual([
       0,
       // packed: two groups; k1 twice in the first, summed (cost 2 + 5, count 1 + 1)
       2,
@@ -190,6 +213,6 @@ describe(batchStepArgs.name, () => {
     };
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
     expect(sut.keys).toHaveLength(4);
-    expect(sut.argv.slice(3, 10)).toEqual([0, 0, 0, 1, 4, AT, '["E2","degraded",null,null,null,1,{},"v1"]']);
+    expect(sut.argv.slice(4, 11)).toEqual([0, 0, 0, 1, 4, AT, '["E2","degraded",null,null,null,1,{},"v1"]']);
   });
 });

@@ -1,4 +1,5 @@
 import { auditMember } from './audit-entry';
+import { MAX_AGGREGATE, MAX_AGGREGATE_DIGITS } from './exact-counter';
 import type { ProjectionDelta } from './projection-delta';
 import type { Granularity } from './granularity';
 import { offsetField, ProjectionKeys, usageField } from './projection-keys';
@@ -22,7 +23,31 @@ export interface BatchStepOptions {
 export interface BatchStepArgs {
   readonly keys: readonly string[];
   readonly argv: readonly (string | number)[];
+  /** What each key holds, index for index with `keys`: how a refused step's problems map back to cells. */
+  readonly targets: readonly StepTarget[];
 }
+
+/**
+ * The cells behind a key of a step, in the fold's terms. `fixed` are the four namespace-wide keys
+ * (offsets, meta, versions, the tenant-less audit trail): no event can be blamed for them.
+ */
+export type StepTarget =
+  | { readonly kind: 'fixed' }
+  | { readonly kind: 'ids'; readonly timeMs: number }
+  | {
+      readonly kind: 'usage';
+      readonly tenant: string | null;
+      readonly granularity: Granularity;
+      readonly start: number;
+    }
+  | {
+      readonly kind: 'keys';
+      readonly tenant: string | null;
+      readonly policy: string;
+      readonly granularity: Granularity;
+      readonly start: number;
+    }
+  | { readonly kind: 'audit'; readonly tenant: string | null };
 
 /**
  * Turns a folded batch into the arguments of the one atomic step (see the legend of
@@ -39,7 +64,12 @@ export function batchStepArgs(
   options: BatchStepOptions,
 ): BatchStepArgs {
   const refs = new StepKeys(keys);
-  const argv: (string | number)[] = [options.auditRetentionMs, options.dedupTtlMs, delta.applied];
+  const argv: (string | number)[] = [
+    options.auditRetentionMs,
+    options.dedupTtlMs,
+    delta.applied,
+    MAX_AGGREGATE_DIGITS,
+  ];
 
   const groups = new Map<number, string[]>();
   for (const { token, timeMs } of delta.dedup) {
@@ -73,7 +103,7 @@ export function batchStepArgs(
 
   const rows = delta.audit.filter((entry) => entry.type !== 'policy_reload');
   argv.push(rows.length);
-  for (const row of rows) argv.push(refs.ref(keys.audit(row.tenant ?? null)), row.timeMs, auditMember(row));
+  for (const row of rows) argv.push(refs.audit(row.tenant ?? null), row.timeMs, auditMember(row));
 
   const reloads = delta.audit.filter((entry) => entry.type === 'policy_reload');
   argv.push(reloads.length);
@@ -82,7 +112,7 @@ export function batchStepArgs(
   argv.push(offsets.length);
   for (const o of offsets) argv.push(offsetField(o.topic, o.partition), o.nextOffset);
 
-  return { keys: refs.list, argv };
+  return { keys: refs.list, argv, targets: refs.targets };
 }
 
 /**
@@ -92,6 +122,7 @@ export function batchStepArgs(
  */
 class StepKeys {
   readonly list: string[];
+  readonly targets: StepTarget[];
   private readonly index: Map<string, number>;
   private readonly idsByHour = new Map<number, number>();
   private readonly usageByTenant = new Map<string | null, Map<Granularity, Map<number, number>>>();
@@ -102,41 +133,55 @@ class StepKeys {
 
   constructor(private readonly keys: ProjectionKeys) {
     this.list = [keys.offsets(), keys.meta(), keys.versions(), keys.audit(null)];
+    this.targets = this.list.map(() => FIXED);
     this.index = new Map(this.list.map((key, i) => [key, i + 1]));
   }
 
-  ref(key: string): number {
-    let i = this.index.get(key);
-    if (i === undefined) {
-      this.list.push(key);
-      i = this.list.length;
-      this.index.set(key, i);
-    }
-    return i;
+  audit(tenant: string | null): number {
+    return this.ref(this.keys.audit(tenant), { kind: 'audit', tenant });
   }
 
   ids(timeMs: number): number {
     const hour = Math.floor(timeMs / HOUR_MS);
     let i = this.idsByHour.get(hour);
-    if (i === undefined) this.idsByHour.set(hour, (i = this.ref(this.keys.ids(timeMs))));
+    if (i === undefined)
+      this.idsByHour.set(hour, (i = this.ref(this.keys.ids(timeMs), { kind: 'ids', timeMs })));
     return i;
   }
 
   usage(tenant: string | null, granularity: Granularity, start: number): number {
     const byStart = inner(inner(this.usageByTenant, tenant), granularity);
     let i = byStart.get(start);
-    if (i === undefined) byStart.set(start, (i = this.ref(this.keys.usage(tenant, granularity, start))));
+    if (i === undefined) {
+      const key = this.keys.usage(tenant, granularity, start);
+      byStart.set(start, (i = this.ref(key, { kind: 'usage', tenant, granularity, start })));
+    }
     return i;
   }
 
   keyUsage(tenant: string | null, policy: string, granularity: Granularity, start: number): number {
     const byStart = inner(inner(inner(this.keysByTenant, tenant), policy), granularity);
     let i = byStart.get(start);
-    if (i === undefined)
-      byStart.set(start, (i = this.ref(this.keys.keyUsage(tenant, policy, granularity, start))));
+    if (i === undefined) {
+      const key = this.keys.keyUsage(tenant, policy, granularity, start);
+      byStart.set(start, (i = this.ref(key, { kind: 'keys', tenant, policy, granularity, start })));
+    }
+    return i;
+  }
+
+  private ref(key: string, target: StepTarget): number {
+    let i = this.index.get(key);
+    if (i === undefined) {
+      this.list.push(key);
+      this.targets.push(target);
+      i = this.list.length;
+      this.index.set(key, i);
+    }
     return i;
   }
 }
+
+const FIXED: StepTarget = { kind: 'fixed' };
 
 const HOUR_MS = 3_600_000;
 
@@ -161,7 +206,12 @@ class FieldGroups {
     if (fields === undefined) this.groups.set(key, (fields = new Map<string, number[]>()));
     const sums = fields.get(field);
     if (sums === undefined) fields.set(field, by);
-    else for (let v = 0; v < this.width; v++) sums[v] += by[v];
+    else
+      for (let v = 0; v < this.width; v++) {
+        sums[v] += by[v];
+        // The fold keeps every cell within MAX_AGGREGATE; a sum past it here would be a bug, not data.
+        if (sums[v] > MAX_AGGREGATE) throw new RangeError(`step cell ${field} passes ${MAX_AGGREGATE}`);
+      }
   }
 
   /**

@@ -8,7 +8,7 @@ import {
 } from '@tally/events';
 import { describe, expect, it } from 'vitest';
 import { ALL_POLICIES, foldEvents, UNMATCHED_POLICY } from './fold-events';
-import type { UsageTotalIncrement } from './projection-delta';
+import type { CellRoom, FoldLimits, UsageTotalIncrement } from './projection-delta';
 
 const T0 = Date.parse('2026-11-30T23:59:59.900Z');
 const ID_A = '01JD5Z8M3KQ7W4X9T2B6N0R1CA';
@@ -389,5 +389,85 @@ describe(foldEvents.name, () => {
     const events = [usage({ id: ID_A }), decision({ id: ID_B }), usage({ id: ID_C, cost: 9 }, T0 + 120_000)];
     expect(foldEvents(events)).toEqual(foldEvents(events));
     expect(foldEvents([])).toMatchObject({ applied: 0, usage: [], audit: [], dedup: [] });
+  });
+});
+
+describe('exact sums (issue 9)', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+
+  it('never sums a cell past 2^53−1: the event that would take it there is refused, not rounded', () => {
+    // given two unmatched decisions of one tenant whose costs add up past 2^53−1, and a small one
+    const sut = foldEvents([
+      usage({ id: ID_A, cost: MAX - 1000, policies: [] }),
+      usage({ id: ID_B, cost: 1500, policies: [] }),
+      usage({ id: ID_C, cost: 1000, policies: [] }),
+    ]);
+    // then the second is refused (it alone would overflow), the third still fits exactly
+    expect(sut.refused).toEqual([{ index: 1, reason: expect.stringMatching(/^overflow: /) as unknown }]);
+    expect(sut.applied).toBe(2);
+    const month = sut.usage.filter((u) => u.granularity === 'month');
+    expect(month.map((u) => [u.policy, u.cost, u.count])).toEqual([[UNMATCHED_POLICY, MAX, 2]]);
+    expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_A}`, `u:${ID_C}`]);
+  });
+});
+
+describe('folding with the limits of a refused step', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+  const NOV = ms('2026-11-01T00:00:00Z');
+  const stored = (cost: number): CellRoom => ({ kind: 'stored', cost, count: 0 });
+  const limits = (over: Partial<FoldLimits>): FoldLimits => ({
+    touches: (tenant) => tenant === 'acme',
+    dedupRefusal: () => undefined,
+    auditRefusal: () => undefined,
+    totalRoom: () => undefined,
+    keyRoom: () => undefined,
+    ...over,
+  });
+
+  it('takes events in order while they fit the room left, refusing each that does not', () => {
+    // given: 10 left in acme's November total of policy notary
+    const room = limits({
+      totalRoom: (_t, policy, granularity) =>
+        policy === 'notary' && granularity === 'month' ? stored(MAX - 10) : undefined,
+    });
+    const sut = foldEvents(
+      [usage({ id: ID_A, cost: 4 }), usage({ id: ID_B, cost: 7 }), usage({ id: ID_C, cost: 6 })],
+      { limits: room },
+    );
+    expect(sut.refused).toEqual([
+      {
+        index: 1,
+        reason:
+          'overflow: the usage of policy notary (tenant "acme") in the month bucket of 2026-11-01T00:00:00Z would exceed 9007199254740991 (cost stored 9007199254740981, earlier in the step 4, this event 7)',
+      },
+    ]);
+    expect(perPolicy(sut.usageTotals).find((t) => t.granularity === 'month' && t.start === NOV)?.cost).toBe(
+      10,
+    );
+  });
+
+  it('refuses every event of a refused cell, and only the decision events that write audit rows there', () => {
+    const room = limits({
+      keyRoom: () => ({ kind: 'refused', reason: 'corrupt: x' }),
+      auditRefusal: (tenant) => (tenant === 'acme' ? 'wrongtype: audit' : undefined),
+    });
+    const denied = decision({ id: ID_B, outcome: 'denied', reason: 'burst_quota_exhausted' });
+    const sut = foldEvents([usage({ id: ID_A }), decision({ id: ID_A }), denied], { limits: room });
+    expect(sut.refused).toEqual([
+      { index: 0, reason: 'corrupt: x' },
+      { index: 2, reason: 'wrongtype: audit' },
+    ]);
+    expect(sut.applied).toBe(1);
+    expect(sut.usage).toEqual([]);
+  });
+
+  it('refuses every event of an hour whose dedup set is unusable, and leaves out what was refused before', () => {
+    const room = limits({ dedupRefusal: () => 'wrongtype: ids' });
+    const sut = foldEvents([usage({ id: ID_A }), decision({ id: ID_B })], { limits: room });
+    expect(sut.refused.map((r) => r.index)).toEqual([0, 1]);
+    const again = foldEvents([usage({ id: ID_A }), usage({ id: ID_B })], {
+      isRefused: (t) => t === `u:${ID_A}`,
+    });
+    expect(again).toMatchObject({ applied: 1, duplicates: 0, refused: [] });
   });
 });

@@ -6,15 +6,20 @@ import {
   type UsageEventV1,
 } from '@tally/events';
 import type { AuditEntry } from './audit-entry';
+import { MAX_AGGREGATE } from './exact-counter';
 import { bucketStart, GRANULARITIES } from './granularity';
 import type {
   DedupMark,
   FoldContext,
+  FoldLimits,
   ProjectionDelta,
+  RefusedIndex,
   UsageIncrement,
   UsageTotalIncrement,
 } from './projection-delta';
 import { dedupTokenOf } from './projection-keys';
+import { roomFor } from './refusal-reasons';
+import { eventTimeMs } from './event-time';
 
 /**
  * Usage of a decision no policy applied to. Policy names match `[a-z0-9]…`, so this cannot collide;
@@ -36,6 +41,11 @@ export const ALL_POLICIES = '_all';
  * twice. Each policy of a usage event is charged the full cost: every one of its windows consumed it;
  * the `ALL_POLICIES` aggregate is charged once per event, whatever the number of policies.
  * Deterministic: the same events in the same order give the same delta (replays are comparable).
+ *
+ * Exact: no sum passes `MAX_AGGREGATE` (2^53 − 1), below which doubles add integers exactly. Events
+ * are taken one at a time, in order; one that would take a cell past it — or past the room
+ * `context.limits` leaves where the namespace already holds usage — is refused (`delta.refused`),
+ * and the events after it are still taken if they fit.
  */
 export function foldEvents(events: Iterable<LedgerEvent>, context: FoldContext = {}): ProjectionDelta {
   const folding = new EventFolding(context);
@@ -59,9 +69,13 @@ export class EventFolding {
   private readonly audit: AuditEntry[] = [];
   private readonly versions = new Map<string, number>();
   private readonly dedup: DedupMark[] = [];
+  private readonly refused: RefusedIndex[] = [];
   private readonly starts = new BucketStarts();
   private applied = 0;
   private duplicates = 0;
+  private added = 0;
+  /** Cost of the usage folded so far: while it stays ≤ MAX_AGGREGATE no cell can pass it, unchecked. */
+  private costSum = 0;
 
   constructor(private readonly context: FoldContext = {}) {}
 
@@ -75,13 +89,20 @@ export class EventFolding {
   }
 
   add(event: LedgerEvent): void {
+    const index = this.added++;
     const token = dedupTokenOf(event);
     if (this.seen.has(token) || this.context.isApplied?.(token) === true) {
       this.duplicates++;
       return;
     }
     this.seen.add(token);
+    if (this.context.isRefused?.(token) === true) return;
     const timeMs = eventTimeMs(event.time);
+    const refusal = this.refusalOf(event, timeMs);
+    if (refusal !== undefined) {
+      this.refused.push({ index, reason: refusal });
+      return;
+    }
     this.dedup.push({ token, timeMs });
     this.applied++;
     if (event.type === DECISION_EVENT_TYPE) this.addDecision(event, timeMs);
@@ -107,14 +128,58 @@ export class EventFolding {
       dedup: this.dedup,
       applied: this.applied,
       duplicates: this.duplicates,
+      refused: this.refused,
     };
+  }
+
+  /** Why the event cannot be taken, checked only where it could matter; undefined when it can. */
+  private refusalOf(event: LedgerEvent, timeMs: number): string | undefined {
+    const limits = this.context.limits;
+    if (event.type === DECISION_EVENT_TYPE)
+      return limits === undefined ? undefined : decisionRefusal(event, timeMs, limits);
+    // With no limit known and the step's whole cost within MAX_AGGREGATE (every step of a real
+    // workload), no cell can pass it: the fold's hot path pays one comparison.
+    if (limits === undefined && this.costSum + event.data.cost <= MAX_AGGREGATE) return undefined;
+    return this.usageRefusal(event, timeMs, limits);
+  }
+
+  /**
+   * Why a usage event cannot be added: a cell it charges would pass its room — `MAX_AGGREGATE`
+   * minus what the namespace stores there (`limits`, else 0) minus what earlier events of the step
+   * put there — or is refused outright. Undefined when every cell takes it.
+   */
+  private usageRefusal(event: UsageEventV1, timeMs: number, limits?: FoldLimits): string | undefined {
+    const dedup = limits?.dedupRefusal(timeMs);
+    if (dedup !== undefined) return dedup;
+    const tenant = tenantOf(event.data);
+    const limited = limits?.touches(tenant) === true ? limits : undefined;
+    const { cost } = event.data;
+    const starts = this.starts.of(timeMs);
+    const policies = policiesOf(event.data);
+    for (let g = 0; g < GRANULARITIES.length; g++) {
+      const granularity = GRANULARITIES[g];
+      const start = starts[g];
+      for (const policy of [ALL_POLICIES, ...policies.map((p) => p.name)]) {
+        const cell = { tenant, policy, granularity, start };
+        const used = this.totalSlots.get(tenant)?.get(policy)?.buckets[g].get(start);
+        const why = roomFor(cell, limited?.totalRoom(tenant, policy, granularity, start), used, cost);
+        if (why !== undefined) return why;
+      }
+      for (const { name: policy, key } of policies) {
+        const cell = { tenant, policy, key, granularity, start };
+        const used = this.keySlots.get(tenant)?.get(policy)?.get(key)?.buckets[g].get(start);
+        const why = roomFor(cell, limited?.keyRoom(tenant, policy, key, granularity, start), used, cost);
+        if (why !== undefined) return why;
+      }
+    }
+    return undefined;
   }
 
   private addUsage(event: UsageEventV1, timeMs: number): void {
     const { cost } = event.data;
-    // Consumers accept null for absent optional fields (class-validator's @IsOptional does).
-    const tenant = typeof event.data.tenant === 'string' ? event.data.tenant : null;
-    const policies = event.data.policies.length > 0 ? event.data.policies : UNMATCHED;
+    this.costSum += cost;
+    const tenant = tenantOf(event.data);
+    const policies = policiesOf(event.data);
     const starts = this.starts.of(timeMs);
     this.bumpTotals(this.totalSlot(tenant, ALL_POLICIES), starts, cost);
     for (const { name: policy, key } of policies) {
@@ -232,6 +297,24 @@ type KeySlot = BucketSlot<UsageIncrement>;
 
 const UNMATCHED: readonly { name: string; key: string }[] = [{ name: UNMATCHED_POLICY, key: '' }];
 
+/** Consumers accept null for absent optional fields (class-validator's @IsOptional does). */
+function tenantOf(data: { readonly tenant?: string | null }): string | null {
+  return typeof data.tenant === 'string' ? data.tenant : null;
+}
+
+function policiesOf(data: UsageEventV1['data']): readonly { name: string; key: string }[] {
+  return data.policies.length > 0 ? data.policies : UNMATCHED;
+}
+
+/** Why a decision event cannot be applied: its hour's dedup set, or its audit rows' set, is unusable. */
+function decisionRefusal(event: DecisionEventV1, timeMs: number, limits: FoldLimits): string | undefined {
+  const dedup = limits.dedupRefusal(timeMs);
+  if (dedup !== undefined) return dedup;
+  const { data } = event;
+  const rows = data.outcome !== 'allowed' || data.policies.some(wouldDenyInShadow);
+  return rows ? limits.auditRefusal(tenantOf(data)) : undefined;
+}
+
 function bucketMaps<T>(): Map<number, T>[] {
   return GRANULARITIES.map(() => new Map<number, T>());
 }
@@ -264,54 +347,4 @@ function exhausted(policy: PolicyOutcomeV1) {
 
 function reasonOf(reason: string | undefined): { reason?: string } {
   return typeof reason === 'string' ? { reason } : {};
-}
-
-const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z$/;
-
-/**
- * Event times passed validation as RFC 3339. The relay writes `toISOString()` (`…T09:41:27.500Z`),
- * and the events of a batch share a few minutes: the minute prefix is parsed once and remembered,
- * seconds and milliseconds are added from the digits. Any other spelling goes through `Date.parse`,
- * which wants the upper-case `T`/`Z` form.
- */
-function eventTimeMs(time: string): number {
-  if (
-    time.length === 24 &&
-    time.charCodeAt(16) === COLON &&
-    time.charCodeAt(19) === DOT &&
-    time.endsWith('Z')
-  ) {
-    const minute = time.slice(0, 16);
-    let minuteMs = recentMinutes.get(minute);
-    if (minuteMs === undefined) {
-      minuteMs = Date.parse(`${minute}:00Z`);
-      if (recentMinutes.size >= RECENT_MINUTES) recentMinutes.clear();
-      recentMinutes.set(minute, minuteMs);
-    }
-    const seconds = digits(time, 17, 19);
-    const millis = digits(time, 20, 23);
-    if (!Number.isNaN(minuteMs) && seconds < 60 && millis >= 0 && seconds >= 0) {
-      return minuteMs + seconds * 1000 + millis;
-    }
-  }
-  const ms = Date.parse(CANONICAL_TIME.test(time) ? time : time.toUpperCase().replace(' ', 'T'));
-  if (Number.isNaN(ms)) throw new RangeError(`event time is not RFC 3339: ${time}`);
-  return ms;
-}
-
-const COLON = 0x3a;
-const DOT = 0x2e;
-/** Bounded: a replay over months meets every minute once. */
-const RECENT_MINUTES = 1024;
-const recentMinutes = new Map<string, number>();
-
-/** The decimal number in `text[from, to)`, or -1 when a character there is not a digit. */
-function digits(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
 }

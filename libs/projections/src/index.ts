@@ -57,9 +57,12 @@ export {
 export { readKeyUsageHash, readUsageHash } from './usage-hash';
 export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold-events';
 export type {
+  CellRoom,
   DedupMark,
   FoldContext,
+  FoldLimits,
   ProjectionDelta,
+  RefusedIndex,
   UsageIncrement,
   UsageTotalIncrement,
 } from './projection-delta';
@@ -72,8 +75,16 @@ export {
 } from './diff-projections';
 export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
-export { ProjectionStore, type ApplyOutcome, type PreparedStep, type StepEvents } from './projection.store';
-export { StepWriter } from './step-writer';
+export {
+  ProjectionStore,
+  type ApplyOutcome,
+  type PreparedStep,
+  type RefusalSink,
+  type RefusedEvent,
+  type StepEvents,
+} from './projection.store';
+export { StepWriter, type RefusedRecord, type StepHooks } from './step-writer';
+export { MAX_AGGREGATE } from './exact-counter';
 export { ProjectionQueries } from './projection.queries';
 export type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
 export { formatInstant, type UsageBucketView, type UsageView } from './usage-page';

@@ -1,3 +1,4 @@
+import { MAX_AGGREGATE } from './exact-counter';
 import type { Granularity } from './granularity';
 import { formatInstant } from './usage-page';
 
@@ -15,7 +16,8 @@ export interface CorruptUsage {
 
 /**
  * A stored usage value that is not what the projector writes: a `keys:` field that is not
- * `<cost>:<count>`, or a `usage:` `cost:` / `count:` field that is not a decimal integer ≥ 0.
+ * `<cost>:<count>`, or a `usage:` `cost:` / `count:` field that is not a decimal integer from 0 to
+ * 2^53 − 1 (the projector never stores more: every number it answers is exact).
  * apply-batch.lua never writes one, so it is a namespace written by an older layout or edited by
  * hand: any number read from it (or a bucket skipped) would be a silently wrong bill, so the query
  * fails and says which bucket to look at. The cure is a replay into a new namespace; retrying does
@@ -30,7 +32,7 @@ export class ProjectionCorruptError extends Error {
     super(
       where.key === undefined
         ? `projection namespace ${where.namespace}: the usage of policy ${where.policy} (${tenant}) ` +
-            `${bucket} is not a decimal integer; replay the namespace`
+            `${bucket} is not a decimal integer of at most ${MAX_AGGREGATE}; replay the namespace`
         : `projection namespace ${where.namespace}: the usage of key ${JSON.stringify(where.key)} ` +
             `(${tenant}, policy ${where.policy}) ${bucket} is not <cost>:<count>; replay the namespace`,
     );

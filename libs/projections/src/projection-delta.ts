@@ -21,6 +21,19 @@ export interface ProjectionDelta {
   readonly applied: number;
   /** Events skipped as already applied (earlier in the batch or per `FoldContext.isApplied`). */
   readonly duplicates: number;
+  /**
+   * Events left out because the namespace cannot take them (`FoldContext.limits`, or a sum of the
+   * step that would pass 2^53 − 1): the sink dead-letters them before it writes the step, and their
+   * effects are in no other field of the delta. In the order they were added.
+   */
+  readonly refused: readonly RefusedIndex[];
+}
+
+/** An event the fold left out, by its position among the events added (duplicates included). */
+export interface RefusedIndex {
+  readonly index: number;
+  /** `overflow: …`, `corrupt: …` or `wrongtype: …`: the dead-letter reason. */
+  readonly reason: string;
 }
 
 export interface UsageTotalIncrement {
@@ -50,4 +63,44 @@ export interface FoldContext {
   readonly isApplied?: (token: string) => boolean;
   /** Policy-set versions already recorded; reload audit rows are only made for new ones. */
   readonly knownPolicySetVersions?: ReadonlySet<string>;
+  /**
+   * True when the event was refused (and dead-lettered) by an earlier fold of the same step: it is
+   * left out again, counted neither as applied nor as a duplicate nor as newly refused.
+   */
+  readonly isRefused?: (token: string) => boolean;
+  /** What the namespace can still take where a step was refused (`StepLimits`); absent: no limit known. */
+  readonly limits?: FoldLimits;
 }
+
+/**
+ * Room left in the cells a refused step named, in the fold's own terms (tenants, policies, buckets),
+ * so the fold can tell which events fit, one at a time in order, and which are the culprits.
+ */
+export interface FoldLimits {
+  /** Whether any usage or audit cell of this tenant is limited (the others skip the checks). */
+  touches(tenant: string | null): boolean;
+  /** Why no event of this hour can be applied (its dedup set is unusable), if so. */
+  dedupRefusal(timeMs: number): string | undefined;
+  /** Why no audit row of this tenant can be written, if so. */
+  auditRefusal(tenant: string | null): string | undefined;
+  /** A policy's (or `_all`'s) cell of a `usage:` hash. */
+  totalRoom(
+    tenant: string | null,
+    policy: string,
+    granularity: Granularity,
+    start: number,
+  ): CellRoom | undefined;
+  /** A policy key's cell of a `keys:` hash. */
+  keyRoom(
+    tenant: string | null,
+    policy: string,
+    key: string,
+    granularity: Granularity,
+    start: number,
+  ): CellRoom | undefined;
+}
+
+/** What is stored in a cell (room left: `MAX_AGGREGATE` minus it), or why it takes nothing at all. */
+export type CellRoom =
+  | { readonly kind: 'stored'; readonly cost: number; readonly count: number }
+  | { readonly kind: 'refused'; readonly reason: string };

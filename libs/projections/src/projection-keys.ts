@@ -1,4 +1,5 @@
 import { USAGE_EVENT_TYPE, type LedgerEvent } from '@tally/events';
+import { parseExactCounter } from './exact-counter';
 import { bucketStart, isGranularity, type Granularity } from './granularity';
 
 /**
@@ -99,10 +100,16 @@ export function usageField(metric: UsageMetric, name: string): string {
   return `${metric}:${name}`;
 }
 
-/** Value of a `keys:` hash field (the field is the policy key itself): `<cost>:<count>`, decimal. */
+/**
+ * Value of a `keys:` hash field (the field is the policy key itself): `<cost>:<count>`, two decimal
+ * counters of at most 2^53 − 1 each (`parseExactCounter`); null for anything else.
+ */
 export function parseKeyUsageValue(value: string): { cost: number; count: number } | null {
-  const m = /^(\d+):(\d+)$/.exec(value);
-  return m === null ? null : { cost: Number(m[1]), count: Number(m[2]) };
+  const colon = value.indexOf(':');
+  if (colon < 0) return null;
+  const cost = parseExactCounter(value.slice(0, colon));
+  const count = parseExactCounter(value.slice(colon + 1));
+  return cost === null || count === null ? null : { cost, count };
 }
 
 export function parseUsageField(field: string): { metric: UsageMetric; name: string } | null {

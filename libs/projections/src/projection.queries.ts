@@ -2,6 +2,7 @@ import type { ProjectionRedis } from './apply-batch.script';
 import { auditEntryFromMember } from './audit-entry';
 import { nextAuditCursor, parseAuditQuery } from './audit-query';
 import { bucketPage, parsePageSize } from './bucket-pages';
+import { MAX_AGGREGATE } from './exact-counter';
 import { parsePolicyKeyParam } from './policy-key-param';
 import { ProjectionCorruptError } from './projection-corrupt.error';
 import { ProjectionKeys } from './projection-keys';
@@ -59,6 +60,12 @@ export class ProjectionQueries {
       bucketRows(start, rowReads[i].decode(replyOf(rowReplies, i)), policy),
     );
     const total = mergeTotals(...totalReads.map((read, i) => read.decode(replyOf(coverReplies, i))));
+    // Every bucket holds at most 2^53 − 1, but a range of many may sum past it, where a JSON number
+    // stops being exact for most callers: refused rather than answered rounded.
+    if (total.cost > MAX_AGGREGATE || total.count > MAX_AGGREGATE) {
+      const message = `the total of this range exceeds ${MAX_AGGREGATE} and cannot be answered exactly; query a shorter range`;
+      return { ok: false, errors: [{ field: 'from', message }] };
+    }
     return {
       ok: true,
       value: {

@@ -2,8 +2,15 @@ import type { LedgerEvent } from '@tally/events';
 import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-batch.script';
 import { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 import { foldEvents } from './fold-events';
-import type { ProjectionDelta } from './projection-delta';
-import { ACTIVE_NAMESPACE_KEY, NAMESPACES_KEY, ProjectionKeys, isValidNamespace } from './projection-keys';
+import type { ProjectionDelta, RefusedIndex } from './projection-delta';
+import {
+  ACTIVE_NAMESPACE_KEY,
+  NAMESPACES_KEY,
+  ProjectionKeys,
+  dedupTokenOf,
+  isValidNamespace,
+} from './projection-keys';
+import { StepLimits } from './step-limits';
 
 /** What one batch did to the namespace. */
 export interface ApplyOutcome {
@@ -11,7 +18,24 @@ export interface ApplyOutcome {
   readonly applied: number;
   /** Events skipped: repeated within the batch, or applied by an earlier batch or another projector. */
   readonly duplicates: number;
+  /** Events the namespace could not take (a sum past 2^53 − 1, a corrupt value): handed to `RefusalSink`. */
+  readonly refused: number;
 }
+
+/** An event a step cannot apply, and why (the dead-letter reason). */
+export interface RefusedEvent {
+  /** Its position among the step's events (`StepEvents`), duplicates included. */
+  readonly index: number;
+  readonly event: LedgerEvent;
+  readonly reason: string;
+}
+
+/**
+ * Takes the events a step refuses, before the step that stores offsets past them is written: the
+ * projector dead-letters them (acks=all), so an event is either in the namespace or in the DLQ,
+ * never in neither. A rejection fails the step (nothing of it written).
+ */
+export type RefusalSink = (refused: readonly RefusedEvent[]) => Promise<void>;
 
 /**
  * One atomic step made ready before it runs: folding and laying out arguments is the CPU work of a
@@ -24,6 +48,8 @@ export interface PreparedStep {
   readonly offsets: readonly OffsetMark[];
   readonly applied: number;
   readonly duplicates: number;
+  /** Refused by the fold itself (a sum of the step past 2^53 − 1): dead-lettered before the first run. */
+  readonly refused: readonly RefusedIndex[];
   readonly args: BatchStepArgs;
 }
 
@@ -91,14 +117,16 @@ export class ProjectionStore {
    * inside the step: if any event turns out to be applied already (a redelivery, or another member
    * that held the partition during a rebalance), the step writes nothing and names those events; the
    * batch is folded again without them and the step retried. So an event counts exactly once
-   * however many batches, members or restarts deliver it.
+   * however many batches, members or restarts deliver it. Events the namespace cannot take go to
+   * `refusals` (see `applyStep`).
    */
   async applyBatch(
     namespace: string,
     events: readonly LedgerEvent[],
     offsets: readonly OffsetMark[],
+    refusals?: RefusalSink,
   ): Promise<ApplyOutcome> {
-    return this.applyStep(this.prepareStep(namespace, events, offsets));
+    return this.applyStep(this.prepareStep(namespace, events, offsets), refusals);
   }
 
   /**
@@ -112,28 +140,60 @@ export class ProjectionStore {
     delta: ProjectionDelta = foldEvents(eventsOf(events)),
   ): PreparedStep {
     const args = batchStepArgs(new ProjectionKeys(namespace), delta, offsets, this.options);
-    return { namespace, events, offsets, applied: delta.applied, duplicates: delta.duplicates, args };
+    const { applied, duplicates, refused } = delta;
+    return { namespace, events, offsets, applied, duplicates, refused, args };
   }
 
-  /** Runs a prepared step, with `applyBatch`'s dedup retries. */
-  async applyStep(step: PreparedStep): Promise<ApplyOutcome> {
+  /**
+   * Runs a prepared step, with `applyBatch`'s dedup retries. A step the script refuses (a cell
+   * whose sum would pass 2^53 − 1, a stored value that is not a counter, a key of the wrong type:
+   * nothing written) is folded again with what the script reported (`StepLimits`): the fold takes
+   * the events in order and refuses exactly those that do not fit. Refused events go to `refusals`
+   * — always before the run that stores offsets past them — and the rest is retried. Without
+   * `refusals` they are only counted (`tally replay` reports them).
+   */
+  async applyStep(step: PreparedStep, refusals?: RefusalSink): Promise<ApplyOutcome> {
     const keys = new ProjectionKeys(step.namespace);
     const known = new Set<string>();
-    let { args, applied, duplicates } = step;
+    const refusedTokens = new Set<string>();
+    const limits = new StepLimits();
+    let { args, applied, duplicates, refused } = step;
     let events: readonly LedgerEvent[] | undefined;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      if (refused.length > 0) {
+        const all = (events ??= eventsOf(step.events));
+        const list = refused.map(({ index, reason }) => ({ index, reason, event: eventAt(all, index) }));
+        await refusals?.(list);
+        for (const { event } of list) refusedTokens.add(dedupTokenOf(event));
+      }
       const reply = await runApplyBatch(this.redis, args);
-      if (reply.kind === 'applied') return { applied, duplicates };
-      for (const token of reply.tokens) known.add(token);
+      if (reply.kind === 'applied') return { applied, duplicates, refused: refusedTokens.size };
+      if (reply.kind === 'already_applied') for (const token of reply.tokens) known.add(token);
+      else limits.learn(args.keys, args.targets, reply.problems);
       events ??= eventsOf(step.events);
-      const delta = foldEvents(events, { isApplied: (token) => known.has(token) });
+      const delta = foldEvents(events, {
+        isApplied: (token) => known.has(token),
+        isRefused: (token) => refusedTokens.has(token),
+        ...(limits.size > 0 ? { limits } : {}),
+      });
+      // A refusal that blames no event would be retried forever: a bug, not data.
+      if (reply.kind === 'refused' && delta.refused.length === 0)
+        throw new Error(
+          `step refused but no event was refused: ${JSON.stringify(reply.problems.slice(0, 3))}`,
+        );
       args = batchStepArgs(keys, delta, step.offsets, this.options);
-      ({ applied, duplicates } = delta);
+      ({ applied, duplicates, refused } = delta);
     }
     throw new Error(
       `batch not applied after ${MAX_ATTEMPTS} attempts: events keep being applied concurrently`,
     );
   }
+}
+
+function eventAt(events: readonly LedgerEvent[], index: number): LedgerEvent {
+  const event = events[index];
+  if (event === undefined) throw new RangeError(`no event ${index} in a step of ${events.length}`);
+  return event;
 }
 
 function eventsOf(events: StepEvents): readonly LedgerEvent[] {

@@ -3,7 +3,13 @@ import type { BatchContext, LedgerBatch, LedgerMessage, LedgerProducer, LedgerRe
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { OffsetMark } from './batch-step';
-import type { ApplyOutcome, PreparedStep, ProjectionStore, StepEvents } from './projection.store';
+import type {
+  ApplyOutcome,
+  PreparedStep,
+  ProjectionStore,
+  RefusalSink,
+  StepEvents,
+} from './projection.store';
 import { ProjectorBatchHandler } from './projector-batch.handler';
 import { ProjectorMetrics } from './projector.metrics';
 import { resolveProjectorOptions } from './projector.options';
@@ -44,6 +50,8 @@ function batch(partition: number, first: number, n: number, bad: number[] = []):
 class FakeStore {
   readonly applied: { events: number; offsets: readonly OffsetMark[] }[] = [];
   failNext = false;
+  /** Event ids the "namespace" cannot take: handed to the refusal sink, as ProjectionStore does. */
+  readonly refuse = new Set<string>();
 
   prepareStep(namespace: string, events: StepEvents, offsets: readonly OffsetMark[]): PreparedStep {
     const list = typeof events === 'function' ? events() : events;
@@ -53,18 +61,24 @@ class FakeStore {
       offsets,
       applied: list.length,
       duplicates: 0,
-      args: { keys: [], argv: [] },
+      refused: [],
+      args: { keys: [], argv: [], targets: [] },
     };
   }
 
-  async applyStep(step: PreparedStep): Promise<ApplyOutcome> {
+  async applyStep(step: PreparedStep, refusals?: RefusalSink): Promise<ApplyOutcome> {
     await Promise.resolve();
     if (this.failNext) {
       this.failNext = false;
       throw new Error('redis down');
     }
-    this.applied.push({ events: step.applied, offsets: step.offsets });
-    return { applied: step.applied, duplicates: 0 };
+    const events = typeof step.events === 'function' ? step.events() : step.events;
+    const refused = events.flatMap((event, index) =>
+      this.refuse.has(event.id) ? [{ index, event, reason: `overflow: ${event.id}` }] : [],
+    );
+    if (refused.length > 0) await refusals?.(refused);
+    this.applied.push({ events: step.applied - refused.length, offsets: step.offsets });
+    return { applied: step.applied - refused.length, duplicates: 0, refused: refused.length };
   }
 }
 
@@ -90,6 +104,7 @@ class FakePositions {
 
 class FakeProducer {
   readonly sent: { topic: string; offsets: string[] }[] = [];
+  readonly headers: Readonly<Record<string, string>>[] = [];
   readonly stepsBeforeSend: number[] = [];
 
   constructor(private readonly store: FakeStore) {}
@@ -97,6 +112,7 @@ class FakeProducer {
   async send(topic: string, messages: readonly LedgerMessage[]): Promise<void> {
     this.stepsBeforeSend.push(this.store.applied.length);
     this.sent.push({ topic, offsets: messages.map((m) => m.headers?.['tally-dlq-offset'] ?? '') });
+    for (const m of messages) this.headers.push(m.headers ?? {});
     await Promise.resolve();
   }
 }
@@ -159,6 +175,26 @@ describe(ProjectorBatchHandler.name, () => {
     expect(producer.stepsBeforeSend).toEqual([0]);
     expect(store.applied.reduce((n, s) => n + s.events, 0)).toBe(3);
     expect(store.applied.at(-1)?.offsets).toEqual([{ topic: 'u', partition: 0, nextOffset: '4' }]);
+  });
+
+  it('dead-letters the records of events a step refuses, with reason and origin, before that step is stored', async () => {
+    const { sut, store, producer } = setup();
+    // given: events 3 and 7 of partition 1 cannot be taken by the namespace
+    const given = batch(1, 0, 10);
+    for (const i of [3, 7]) store.refuse.add(JSON.parse(String(given.records[i]?.value)).id as string);
+    // when
+    await sut.handle(given, context());
+    await sut.drain();
+    // then
+    expect(producer.sent).toEqual([{ topic: 'dlq', offsets: ['3', '7'] }]);
+    expect(producer.stepsBeforeSend).toEqual([0]);
+    expect(
+      producer.headers.map((h) => [h['tally-dlq-topic'], h['tally-dlq-partition'], h['tally-dlq-reason']]),
+    ).toEqual([
+      ['u', '1', expect.stringMatching(/^overflow: /) as unknown],
+      ['u', '1', expect.stringMatching(/^overflow: /) as unknown],
+    ]);
+    expect(store.applied).toEqual([{ events: 8, offsets: [{ topic: 'u', partition: 1, nextOffset: '10' }] }]);
   });
 
   it('drops a batch fetched before a seek: stale when handed over, or handed over before the seek', async () => {

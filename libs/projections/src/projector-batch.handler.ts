@@ -9,13 +9,13 @@ import {
 } from '@tally/ledger';
 import type { OffsetMark } from './batch-step';
 import { BatchQueue } from './batch-queue';
-import { chunkMessages, deadLetterOf, sortBatch, type SortedBatch } from './batch-records';
+import { chunkMessages, deadLetterOf, sortBatch, type Rejected, type SortedBatch } from './batch-records';
 import { ProjectionStore, type ApplyOutcome } from './projection.store';
 import { PROJECTOR_OPTIONS } from './projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
-import { StepWriter } from './step-writer';
+import { StepWriter, type RefusedRecord } from './step-writer';
 
 /** Records validated and folded at a time; a step ends at most this many events past its budget. */
 const SLICE_RECORDS = 256;
@@ -51,7 +51,9 @@ interface Handed {
  *    Never after step 3: an offset stored past an invalid record that never reached the DLQ would
  *    skip it silently.
  * 3. Atomic Redis steps, each: the dedup check, its events' effects, their dedup marks, and each
- *    partition's next offset after its events. Crash before a step: nothing of it is in Redis; it is
+ *    partition's next offset after its events. Events a step cannot take (a sum past 2^53 − 1, a
+ *    corrupt stored value: the step writes nothing) are dead-lettered first (3a, acks=all) and the
+ *    step re-run without them; crash in between: redelivered, refused and dead-lettered again. Crash before a step: nothing of it is in Redis; it is
  *    redelivered from the offset of the step before and applied. Crash after it: all of it is in
  *    Redis, offsets included; on restart a partition resumes from its offset (ProjectorPositions
  *    seeks there), and anything delivered again anyway (another member that fetched it, a Kafka
@@ -153,7 +155,7 @@ export class ProjectorBatchHandler {
       const sorted = sortBatch({ topic, records: slice }, this.expectedTypes); // 1
       if (sorted.rejected.length > 0) await this.deadLetter(batch, sorted); // 2
       const next = nextOffset(slice[slice.length - 1].offset);
-      await writer.add(sorted.events, { topic, partition, nextOffset: next }, sorted.values); // 3
+      await writer.add(sorted.events, { topic, partition, nextOffset: next }, sorted.records); // 3
       // Lets Redis replies (and fetches) in between slices: the next step goes out as soon as the
       // running one is applied, not once this batch is folded.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -162,14 +164,35 @@ export class ProjectorBatchHandler {
   }
 
   private async deadLetter(batch: LedgerBatch, sorted: SortedBatch): Promise<void> {
-    const letters = sorted.rejected.map((r) => deadLetterOf(batch, r, this.options.groupId));
-    for (const chunk of chunkMessages(letters, DLQ_CHUNK_BYTES)) {
+    await this.sendDeadLetters(sorted.rejected.map((rejected) => ({ from: batch, rejected })));
+  }
+
+  /**
+   * 3a. The events a step refuses (a sum past 2^53 − 1, a corrupt stored value, a key of the wrong
+   * type: the step wrote nothing) go to the dead-letter topic before the step is run again without
+   * them, and so before its offsets pass them. Crash in between: the batch is delivered again and
+   * the same events are refused and dead-lettered again (at least once, like invalid records).
+   */
+  private async deadLetterRefused(refused: readonly RefusedRecord[]): Promise<void> {
+    const letters = refused.map(({ source, reason, event }) => {
+      // The handler always hands records over, so every refused event has one.
+      if (source === undefined) throw new Error(`refused event ${event.id} has no record to dead-letter`);
+      return { from: source, rejected: { record: source.record, reason } };
+    });
+    await this.sendDeadLetters(letters);
+  }
+
+  private async sendDeadLetters(
+    letters: readonly { from: { topic: string; partition: number }; rejected: Rejected }[],
+  ): Promise<void> {
+    const messages = letters.map(({ from, rejected }) => deadLetterOf(from, rejected, this.options.groupId));
+    for (const chunk of chunkMessages(messages, DLQ_CHUNK_BYTES)) {
       await this.producer.send(this.options.topics.deadLetter, chunk);
     }
-    this.metrics.deadLettered.inc({ topic: batch.topic }, sorted.rejected.length);
-    for (const r of sorted.rejected) {
+    for (const { from, rejected } of letters) {
+      this.metrics.deadLettered.inc({ topic: from.topic });
       this.logger.warn(
-        `dead-lettered ${batch.topic}/${batch.partition}@${r.record.offset}: ${r.reason.slice(0, 300)}`,
+        `dead-lettered ${from.topic}/${from.partition}@${rejected.record.offset}: ${rejected.reason.slice(0, 300)}`,
       );
     }
   }
@@ -180,6 +203,7 @@ export class ProjectorBatchHandler {
       const created: StepWriter = new StepWriter(this.store, namespace, this.options.stepCells, {
         onStep: (outcome, offsets) => this.stepApplied(outcome, offsets),
         onFailure: (error) => this.failed(namespace, created, error),
+        onRefused: (refused) => this.deadLetterRefused(refused),
       });
       writer = created;
       this.writers.set(namespace, writer);
@@ -205,6 +229,7 @@ export class ProjectorBatchHandler {
   private failed(namespace: string, writer: StepWriter, error: unknown): void {
     if (this.writers.get(namespace) !== writer) return;
     this.logger.error(`applying to ${namespace} failed, resuming from its stored offsets: ${String(error)}`);
+    this.metrics.stepFailures.inc();
     this.writers.delete(namespace);
     this.metrics.dropped.inc({ reason: 'repositioned' }, this.queue.clear());
     this.positions.resync();

@@ -9,6 +9,7 @@ export class ProjectorMetrics {
   readonly duplicates: Counter;
   readonly deadLettered: Counter<'topic'>;
   readonly dropped: Counter<'reason'>;
+  readonly stepFailures: Counter;
   readonly commitErrors: Counter;
   readonly batchSeconds: Histogram;
   readonly lag: Gauge<'topic' | 'partition'>;
@@ -27,7 +28,7 @@ export class ProjectorMetrics {
     });
     this.deadLettered = new Counter({
       name: 'tally_projector_events_dead_lettered_total',
-      help: 'Records that failed validation and went to the dead-letter topic, by source topic',
+      help: 'Records sent to the dead-letter topic, by source topic: invalid, or refused by a step (a sum past 2^53 - 1, a corrupt stored value)',
       labelNames: ['topic'],
       registers,
     });
@@ -35,6 +36,11 @@ export class ProjectorMetrics {
       name: 'tally_projector_batches_dropped_total',
       help: 'Batches left unapplied because they were fetched before a seek (reason=repositioned)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.stepFailures = new Counter({
+      name: 'tally_projector_step_failures_total',
+      help: 'Steps that failed with nothing written (Redis down, a namespace-wide key unusable): the projector resumes from its stored offsets',
       registers,
     });
     this.commitErrors = new Counter({

@@ -53,7 +53,8 @@ class FakeStore {
       offsets,
       applied: d.applied,
       duplicates: d.duplicates,
-      args: { keys: [], argv: [] },
+      refused: d.refused,
+      args: { keys: [], argv: [], targets: [] },
     };
   }
 
@@ -61,7 +62,7 @@ class FakeStore {
     this.running.push(step);
     await new Promise<void>((resolve) => this.waiting.push(resolve));
     if (this.fail) throw new Error('redis down');
-    return { applied: step.applied, duplicates: step.duplicates };
+    return { applied: step.applied, duplicates: step.duplicates, refused: 0 };
   }
 
   release(): void {
@@ -114,7 +115,7 @@ describe(StepWriter.name, () => {
       store.release();
       await tick();
     }
-    expect(await flushed).toEqual({ applied: 4, duplicates: 0 });
+    expect(await flushed).toEqual({ applied: 4, duplicates: 0, refused: 0 });
     expect(store.running.map((s) => s.offsets)).toEqual([
       [mark(0, '1')],
       [mark(1, '5')],
@@ -131,9 +132,9 @@ describe(StepWriter.name, () => {
     const flushed = sut.flush();
     await tick();
     store.release();
-    expect(await flushed).toEqual({ applied: 0, duplicates: 0 });
+    expect(await flushed).toEqual({ applied: 0, duplicates: 0, refused: 0 });
     expect(store.steps.map((s) => s.offsets)).toEqual([[mark(2, '9')]]);
-    expect(await sut.flush()).toEqual({ applied: 0, duplicates: 0 });
+    expect(await sut.flush()).toEqual({ applied: 0, duplicates: 0, refused: 0 });
     expect(store.steps).toHaveLength(1);
   });
 
@@ -188,7 +189,7 @@ describe(StepWriter.name, () => {
     const flushed = sut.flush();
     await tick();
     store.release();
-    expect(await flushed).toEqual({ applied: 3, duplicates: 1 });
+    expect(await flushed).toEqual({ applied: 3, duplicates: 1, refused: 0 });
     expect(store.steps[0]?.delta).toEqual(foldEvents(events));
   });
 });

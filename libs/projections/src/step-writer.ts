@@ -1,14 +1,32 @@
 import { parseLedgerEvent, type LedgerEvent } from '@tally/events';
+import type { LedgerRecord } from '@tally/ledger';
 import type { OffsetMark } from './batch-step';
 import { EventFolding } from './fold-events';
 import { offsetField } from './projection-keys';
-import type { ApplyOutcome, ProjectionStore } from './projection.store';
+import type { ApplyOutcome, ProjectionStore, RefusedEvent } from './projection.store';
 
 export interface StepHooks {
   /** Told of every applied step, in order, with the offsets it stored. */
   readonly onStep?: (outcome: ApplyOutcome, offsets: readonly OffsetMark[]) => void;
   /** Told once, of the first failed step: no later step of this writer will be sent. */
   readonly onFailure?: (error: unknown) => void;
+  /**
+   * Takes the events a step refuses, before the step that stores offsets past them is written
+   * (`RefusalSink`); a rejection fails the step. Absent: refused events are only counted.
+   */
+  readonly onRefused?: (refused: readonly RefusedRecord[]) => Promise<void>;
+}
+
+/** A refused event and, when the writer was given records, the record it was read from. */
+export interface RefusedRecord extends RefusedEvent {
+  readonly source?: { readonly topic: string; readonly partition: number; readonly record: LedgerRecord };
+}
+
+/** Records `[from, to)` of a step came from this partition. */
+interface RecordRun {
+  readonly to: number;
+  readonly topic: string;
+  readonly partition: number;
 }
 
 /**
@@ -27,12 +45,13 @@ export interface StepHooks {
 export class StepWriter {
   private folding = new EventFolding();
   private events: LedgerEvent[] = [];
-  private records: (Buffer | string)[] = [];
+  private records: LedgerRecord[] = [];
+  private runs: RecordRun[] = [];
   private offsets = new Map<string, OffsetMark>();
   private tail: Promise<void> = Promise.resolve();
   /** The completions of the last `WAITING_STEPS` steps before `tail`, oldest first. */
   private readonly ahead: Promise<void>[] = [];
-  private outcome = { applied: 0, duplicates: 0 };
+  private outcome = { applied: 0, duplicates: 0, refused: 0 };
   private failure?: unknown;
 
   constructor(
@@ -44,19 +63,23 @@ export class StepWriter {
 
   /**
    * Adds events that reach `offset` (per partition, the highest mark wins). With `records` (the
-   * message each event was parsed from, index for index) the step keeps those instead of the events
-   * for a refold, so the parsed events are garbage as soon as they are folded.
+   * record of `offset`'s partition each event was parsed from, index for index) the step keeps
+   * those instead of the events for a refold, so the parsed events are garbage as soon as they are
+   * folded, and can name the record of an event it refuses. Give records always or never.
    */
   async add(
     events: readonly LedgerEvent[],
     offset: OffsetMark,
-    records?: readonly (Buffer | string)[],
+    records?: readonly LedgerRecord[],
   ): Promise<void> {
     // Nothing after a failed step is ever sent: folding more would only be thrown away.
     if (this.failure !== undefined) throw asError(this.failure);
     for (const event of events) this.folding.add(event);
     if (records === undefined) for (const event of events) this.events.push(event);
-    else for (const record of records) this.records.push(record);
+    else {
+      for (const record of records) this.records.push(record);
+      this.runs.push({ to: this.records.length, topic: offset.topic, partition: offset.partition });
+    }
     const id = offsetField(offset.topic, offset.partition);
     const known = this.offsets.get(id);
     if (known === undefined || BigInt(known.nextOffset) < BigInt(offset.nextOffset))
@@ -81,25 +104,32 @@ export class StepWriter {
   }
 
   private async cut(): Promise<void> {
-    const { events, records } = this;
+    const { events, records, runs } = this;
     const step = this.store.prepareStep(
       this.namespace,
-      records.length === 0 ? events : () => [...events, ...records.map(reparse)],
+      records.length === 0 ? events : () => [...events, ...records.map((r) => reparse(r.value))],
       [...this.offsets.values()],
       this.folding.delta(),
     );
+    const onRefused = this.hooks.onRefused;
+    const refusals =
+      onRefused &&
+      ((refused: readonly RefusedEvent[]) =>
+        onRefused(refused.map((r) => withSource(r, r.index - events.length, records, runs))));
     this.folding = new EventFolding();
     this.events = [];
     this.records = [];
+    this.runs = [];
     this.offsets = new Map();
     const previous = this.tail;
     this.ahead.push(previous);
     if (this.ahead.length > WAITING_STEPS) void this.ahead.shift(); // observed by `tail`'s catch
     const holdUntil = this.ahead[0];
     this.tail = previous.then(async () => {
-      const outcome = await this.store.applyStep(step);
+      const outcome = await this.store.applyStep(step, refusals);
       this.outcome.applied += outcome.applied;
       this.outcome.duplicates += outcome.duplicates;
+      this.outcome.refused += outcome.refused;
       this.hooks.onStep?.(outcome, step.offsets);
     });
     // Observed here so a failure waiting for the next add/flush is not an unhandled rejection, and
@@ -126,8 +156,23 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** Adds the record a refused event was read from (the step's records follow its bare events). */
+function withSource(
+  refused: RefusedEvent,
+  at: number,
+  records: readonly LedgerRecord[],
+  runs: readonly RecordRun[],
+): RefusedRecord {
+  const record = records[at];
+  const run = runs.find((r) => at < r.to);
+  return record === undefined || run === undefined
+    ? refused
+    : { ...refused, source: { topic: run.topic, partition: run.partition, record } };
+}
+
 /** A record the writer folded parsed as a valid event once: it does again. */
-function reparse(record: Buffer | string): LedgerEvent {
+function reparse(record: Buffer | null): LedgerEvent {
+  if (record === null) throw new Error('a folded record has no value');
   const parsed = parseLedgerEvent(record);
   if (!parsed.ok) throw new Error(`a folded record no longer parses: ${parsed.reason}`);
   return parsed.event;

@@ -6,7 +6,11 @@ export interface Totals {
 
 export const ZERO_TOTALS: Totals = Object.freeze({ cost: 0, count: 0 });
 
-/** The sum of any number of totals (the query's range `total`, or a page's). */
+/**
+ * The sum of any number of totals (the query's range `total`, or a page's). Exact while it stays
+ * within 2^53 − 1 (parts are stored counters, each within it); past it, the result is above 2^53 − 1
+ * however doubles round, so callers tell "not exact" by comparing with `MAX_AGGREGATE`.
+ */
 export function mergeTotals(...parts: readonly Totals[]): Totals {
   let cost = 0;
   let count = 0;

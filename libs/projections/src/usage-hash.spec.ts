@@ -50,12 +50,13 @@ describe(readKeyUsageHash.name, () => {
       k: '0:1',
       bad: '7',
       worse: '1:x',
-      big: '9007199254740993:1',
+      max: '9007199254740991:1',
+      big: '9007199254740993:1', // past 2^53 − 1: a double would read it as …992
     });
     expect([...sut]).toEqual([
       ['svc:42', { cost: 7, count: 2 }],
       ['k', { cost: 0, count: 1 }],
-      ['big', { cost: 9007199254740992, count: 1 }],
+      ['max', { cost: 9007199254740991, count: 1 }],
     ]);
   });
 });

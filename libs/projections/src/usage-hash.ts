@@ -1,14 +1,13 @@
+import { parseExactCounter } from './exact-counter';
 import { parseKeyUsageValue, parseUsageField } from './projection-keys';
 import type { Totals } from './totals';
 
-const COUNTER = /^\d{1,16}$/;
-
 /**
- * A `usage:` value as HINCRBY stores it: a decimal integer ≥ 0 (costs and counts never go down);
- * null for anything else.
+ * A `usage:` value as apply-batch.lua stores it: a decimal integer from 0 to 2^53 − 1 (costs and
+ * counts never go down); null for anything else.
  */
 export function parseUsageCounter(raw: string): number | null {
-  return COUNTER.test(raw) ? Number(raw) : null;
+  return parseExactCounter(raw);
 }
 
 /**

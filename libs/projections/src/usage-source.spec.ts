@@ -70,7 +70,7 @@ describe(usageSource.name, () => {
       const read = () => sut.total('day', HOUR).decode([cost, count]);
       expect(read).toThrow(
         'projection namespace live: the usage of policy p1 (tenant "acme") in the day bucket of ' +
-          '2026-11-30T00:00:00Z is not a decimal integer; replay the namespace',
+          '2026-11-30T00:00:00Z is not a decimal integer of at most 9007199254740991; replay the namespace',
       );
       expect(() => sut.rows('day', HOUR).decode([cost, count])).toThrow(ProjectionCorruptError);
     });
@@ -95,7 +95,7 @@ describe(usageSource.name, () => {
     it('throws ProjectionCorruptError for a bad value of any policy of a row, and of the total', () => {
       expect(() => sut.rows('hour', HOUR).decode({ 'cost:p1': '3', 'count:p2': 'NaN' })).toThrow(
         'projection namespace live: the usage of policy p2 (tenant "acme") in the hour bucket of ' +
-          '2026-11-30T09:00:00Z is not a decimal integer; replay the namespace',
+          '2026-11-30T09:00:00Z is not a decimal integer of at most 9007199254740991; replay the namespace',
       );
       expect(() => sut.total('hour', HOUR).decode(['9', 'four'])).toThrow(
         /policy _all .* not a decimal integer/,

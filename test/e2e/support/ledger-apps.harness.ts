@@ -30,6 +30,8 @@ export interface AppEnv {
   readonly redisUrl: string;
   readonly brokers: readonly string[];
   readonly policiesPath: string;
+  /** Settings on top of (or instead of) the suite's defaults below. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
 /** One app process; `output` keeps its stderr for failure messages. */
@@ -41,6 +43,8 @@ export class AppProcess {
     readonly kind: AppKind,
     readonly child: ChildProcess,
     readonly baseUrl: string,
+    /** `host:port` of the decision-api's Envoy RLS gRPC server. */
+    readonly grpcAddress: string,
   ) {
     this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
     child.stderr?.on('data', (d: Buffer) => this.output.push(String(d)));
@@ -72,10 +76,11 @@ export class AppProcess {
         TALLY_RELAY_CLAIM_IDLE: '5s',
         TALLY_PROJECTOR_PORT: String(port),
         KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        ...env.extraEnv,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const app = new AppProcess(kind, child, `http://127.0.0.1:${port}`);
+    const app = new AppProcess(kind, child, `http://127.0.0.1:${port}`, `127.0.0.1:${grpcPort}`);
     const ready = await eventually(
       () => app.ready(),
       (ok) => ok || child.exitCode !== null,

@@ -1,7 +1,10 @@
 --[[ apply-batch.lua: one projector batch into one projection namespace, atomically (DESIGN §4).
 
-The events' effects, their dedup marks and the partition offsets are written together or not at all,
-so a crash at any point leaves either the whole batch applied (offsets included) or none of it.
+The events' effects, their dedup marks and the partition offsets are written together or not at all.
+Redis does not undo the writes of a script that fails midway, so the script is in two phases: phase 1
+reads everything the step touches and runs every check (types of keys, formats of stored values,
+every sum against MAX) with no write; phase 2 writes only values phase 1 computed, with commands
+that cannot fail on keys phase 1 found of the right type. A step that cannot apply writes nothing.
 
 KEYS (all of one namespace, so all in the `{<ns>}` hash-tag slot; built by projection-keys.ts):
   KEYS[1]   offsets hash      tally:proj:{<ns>}:offsets     `<topic>:<partition>` -> next offset
@@ -14,21 +17,30 @@ ARGV:
            audit set this batch writes
   ARGV[2]  dedup set lifetime, ms, renewed on every write to the set
   ARGV[3]  events applied (added to meta `events`)
+  ARGV[4]  MAX: the largest value any counter may hold, 2^53 - 1 (exact as a double: Lua's numbers)
   then six sections, each a count n followed by its records:
     dedup    n groups of (key index, m, token * m)  every token must be absent, else nothing is written
     packed   n groups of (key index, m, field * m, cost * m, count * m)   per-key usage hashes: field
                                                     = policy key, value `<cost>:<count>` (decimal);
                                                     each field once per group
     hashes   n groups of (key index, m, field * m, increment * m)   usage (per policy) hashes;
-                                                    each field once per group; HINCRBY results
+                                                    each field once per group
     audit    n of (key index, score, member)        ZADD LT: a re-applied row keeps its earliest time
     reloads  n of (version, first seen ms, member)  recorded only for a version never seen, or seen later
     offsets  n of (field, next offset)              stored only when higher than the stored offset
-Reply:
-  error                 a packed value that is not `<digits>:<digits>`: NOTHING was written
+  A stored counter is decimal digits worth at most MAX (exact-counter.ts reads the same rule).
+  Increments are counters of at most MAX too: the caller's fold never sums past it (fold-events.ts).
+Reply (in every case but {0}, NOTHING was written):
   {0}                   applied (offsets stored)
-  {1, token, token, …}  these dedup tokens are already applied: NOTHING was written; the caller folds
-                        the batch again without them and retries
+  {1, token, token, …}  these dedup tokens are already applied: the caller folds the batch again
+                        without them and retries
+  {2, (key index, field, kind, stored) * n}   cells the events cannot go into: kind `overflow` (the
+                        sum would pass MAX; stored = the stored value, '' if none), `corrupt` (the
+                        stored value is not a counter, or not `<counter>:<counter>`), `wrongtype` (the
+                        key is not the type it must be; field ''). The caller refuses the events that
+                        do not fit (dead-letters them) and retries with the rest.
+  error `ERR apply-batch: …`  a namespace-wide key (KEYS[1..4]) is unusable, or the arguments are
+                        malformed: no event can be blamed, the step cannot apply until it is repaired
 --]]
 
 local CHUNK = 1000 -- unpack() of more than ~8000 values overflows the Lua C stack
@@ -36,7 +48,8 @@ local CHUNK = 1000 -- unpack() of more than ~8000 values overflows the Lua C sta
 local retention = tonumber(ARGV[1])
 local dedup_ttl = tonumber(ARGV[2])
 local applied = tonumber(ARGV[3])
-local at = 4
+local MAX = tonumber(ARGV[4])
+local at = 5
 
 local function take()
   local value = ARGV[at]
@@ -44,21 +57,62 @@ local function take()
   return value
 end
 
-local function key(index)
-  return KEYS[tonumber(index)]
+local function fail(message)
+  return redis.error_reply('ERR apply-batch: ' .. message)
 end
 
--- 1. Dedup check before any write: an event applied by an earlier batch (a redelivery, another
---    projector during a rebalance) makes the whole step a no-op, so the caller can refold.
--- Tokens (like fields and members below) lie contiguous in ARGV, so they are unpacked from ARGV in
--- place rather than copied into tables first: a step carries tens of thousands of them.
+-- The number a string of digits (or nil) holds when it is at most 16 digits worth at most MAX; else nil.
+local function within(d)
+  if d and #d <= 16 then
+    local n = tonumber(d)
+    if n <= MAX then
+      return n
+    end
+  end
+  return nil
+end
+
+-- The number a stored decimal counter holds: digits only, worth at most MAX; else nil.
+local function counter(s)
+  if type(s) == 'string' and string.find(s, '^%d+$') then
+    return within(s)
+  end
+  return nil
+end
+
+-- Decimal strings of any length (Kafka offsets are int64): a > b, without going through doubles.
+local function later(a, b)
+  a, b = string.gsub(a, '^0+(%d)', '%1'), string.gsub(b, '^0+(%d)', '%1')
+  if #a ~= #b then
+    return #a > #b
+  end
+  return a > b
+end
+
+local problems = { 2 }
+local function problem(index, field, kind, stored)
+  local n = #problems
+  problems[n + 1], problems[n + 2], problems[n + 3], problems[n + 4] = index, field, kind, stored or ''
+end
+
+-- Phase 1: reads and checks only. -------------------------------------------------------------
+
+-- 1a. Dedup check: an event applied by an earlier batch (a redelivery, another projector during a
+--     rebalance) makes the whole step a no-op, so the caller can refold. Tokens (like fields and
+--     members below) lie contiguous in ARGV, so they are unpacked from ARGV in place rather than
+--     copied into tables first: a step carries tens of thousands of them.
 local groups = {}
 local seen = {}
 for g = 1, tonumber(take()) do
-  local k, n = key(take()), tonumber(take())
+  local index, n = tonumber(take()), tonumber(take())
+  local k = KEYS[index]
   groups[g] = { k, at, at + n - 1 }
   for i = at, at + n - 1, CHUNK do
-    local flags = redis.call('SMISMEMBER', k, unpack(ARGV, i, math.min(i + CHUNK - 1, at + n - 1)))
+    local flags = redis.pcall('SMISMEMBER', k, unpack(ARGV, i, math.min(i + CHUNK - 1, at + n - 1)))
+    if flags.err then
+      problem(index, '', 'wrongtype')
+      break
+    end
     for j = 1, #flags do
       if flags[j] == 1 then
         seen[#seen + 1] = ARGV[i + j - 1]
@@ -75,48 +129,161 @@ if #seen > 0 then
   return reply
 end
 
--- 2. Per-key usage is read and summed before any write, so a malformed stored value fails the step
---    with nothing written. A `keys:` field holds cost and count together: one field per policy key
---    halves what the hottest hashes hold and what each step reads and writes (most keys of a step
---    are distinct, so these are most of its cells).
-local function plus(a, b)
-  -- Doubles are exact below 2^53: decimal strings shorter than 16 digits add as numbers.
-  if #a < 16 and #b < 16 then
-    return string.format('%d', tonumber(a) + tonumber(b))
-  end
-  local out, carry, i, j = {}, 0, #a, #b
-  while i > 0 or j > 0 or carry > 0 do
-    local d = carry + (i > 0 and a:byte(i) - 48 or 0) + (j > 0 and b:byte(j) - 48 or 0)
-    out[#out + 1] = string.char(48 + d % 10)
-    carry = math.floor(d / 10)
-    i, j = i - 1, j - 1
-  end
-  return string.reverse(table.concat(out))
-end
-
+-- 1b. Per-key usage: a `keys:` field holds cost and count together (one field per policy key halves
+--     what the hottest hashes hold and what each step reads and writes). The new values are
+--     computed here, written in phase 2.
 local packed = {}
 for g = 1, tonumber(take()) do
-  local k, m = key(take()), tonumber(take())
+  local index, m = tonumber(take()), tonumber(take())
+  local k = KEYS[index]
   local writes, w = {}, 0
   for i = at, at + m - 1, CHUNK do
     local last = math.min(i + CHUNK - 1, at + m - 1)
-    local current = redis.call('HMGET', k, unpack(ARGV, i, last))
+    local current = redis.pcall('HMGET', k, unpack(ARGV, i, last))
+    if current.err then
+      problem(index, '', 'wrongtype')
+      break
+    end
     for f = i, last do
-      local cost, count, stored = ARGV[f + m], ARGV[f + 2 * m], current[f - i + 1]
-      if stored then
+      local stored = current[f - i + 1]
+      if not stored then
+        -- A new field takes the step's own sums, which the fold keeps within MAX: no arithmetic.
+        writes[w + 1], writes[w + 2] = ARGV[f], ARGV[f + m] .. ':' .. ARGV[f + 2 * m]
+        w = w + 2
+      else
         local c, n = string.match(stored, '^(%d+):(%d+)$')
-        if not c then
-          return redis.error_reply('ERR apply-batch: ' .. k .. ' field ' .. ARGV[f] .. ' is not cost:count')
+        local cost, count = within(c), within(n)
+        if not cost or not count then
+          problem(index, ARGV[f], 'corrupt', stored)
+        else
+          cost, count = cost + tonumber(ARGV[f + m]), count + tonumber(ARGV[f + 2 * m])
+          if cost > MAX or count > MAX then
+            problem(index, ARGV[f], 'overflow', stored)
+          else
+            writes[w + 1], writes[w + 2] = ARGV[f], string.format('%d:%d', cost, count)
+            w = w + 2
+          end
         end
-        cost, count = plus(c, cost), plus(n, count)
       end
-      writes[w + 1], writes[w + 2] = ARGV[f], cost .. ':' .. count
-      w = w + 2
     end
   end
   packed[g] = { k, writes, w }
   at = at + 3 * m
 end
+
+-- 1c. Per-policy totals: read per key (one HMGET for all the fields of a key in the step, not one
+--     HINCRBY per field: a step of distinct cells otherwise spends most of its Redis time on the
+--     fixed cost of a command per field), summed here as doubles, exact up to MAX.
+local sums = {}
+for g = 1, tonumber(take()) do
+  local index, m = tonumber(take()), tonumber(take())
+  local k = KEYS[index]
+  local writes, w = {}, 0
+  for first = at, at + m - 1, CHUNK do
+    local last = math.min(first + CHUNK - 1, at + m - 1)
+    local current = redis.pcall('HMGET', k, unpack(ARGV, first, last))
+    if current.err then
+      problem(index, '', 'wrongtype')
+      break
+    end
+    for i = first, last do
+      local stored = current[i - first + 1]
+      if not stored then
+        writes[w + 1], writes[w + 2] = ARGV[i], ARGV[i + m]
+        w = w + 2
+      else
+        local base = counter(stored)
+        if not base then
+          problem(index, ARGV[i], 'corrupt', stored)
+        elseif base + tonumber(ARGV[i + m]) > MAX then
+          problem(index, ARGV[i], 'overflow', stored)
+        else
+          writes[w + 1], writes[w + 2] = ARGV[i], string.format('%d', base + tonumber(ARGV[i + m]))
+          w = w + 2
+        end
+      end
+    end
+  end
+  sums[g] = { k, writes, w }
+  at = at + 2 * m
+end
+
+-- TYPE answers a status reply, which Lua sees as { ok = 'zset' }.
+local function zset_or_none(k)
+  local t = redis.call('TYPE', k).ok
+  return t == 'zset' or t == 'none'
+end
+
+-- 1d. Audit rows go to sorted sets: ZADD on a key of another type would fail in phase 2.
+local rows_at = at
+local checked = {}
+for _ = 1, tonumber(take()) do
+  local index = tonumber(take())
+  at = at + 2
+  if not checked[index] then
+    checked[index] = true
+    if not zset_or_none(KEYS[index]) then
+      if index == 4 then
+        return fail(KEYS[4] .. ' is not a sorted set')
+      end
+      problem(index, '', 'wrongtype')
+    end
+  end
+end
+
+-- 1e. Reloads: a version's reload row is written once; re-adding it after retention trimmed it
+--     would report a reload that did not happen.
+local reloads = {}
+local reload_count = tonumber(take())
+if reload_count > 0 and not zset_or_none(KEYS[4]) then
+  return fail(KEYS[4] .. ' is not a sorted set')
+end
+for _ = 1, reload_count do
+  local version, first_seen, member = take(), take(), take()
+  local known = redis.pcall('HGET', KEYS[3], version)
+  if type(known) == 'table' and known.err then
+    return fail(KEYS[3] .. ' is not a hash')
+  end
+  if known and not counter(known) then
+    return fail(KEYS[3] .. ' field ' .. version .. ' is not a time')
+  end
+  if not known or counter(known) > tonumber(first_seen) then
+    reloads[#reloads + 1] = { version, first_seen, member }
+  end
+end
+
+-- 1f. Offsets only move forward: a stale batch (fetched before a seek, or by a member that lost the
+--     partition) must not rewind the namespace to a point it already passed.
+local offsets, o = {}, 0
+for _ = 1, tonumber(take()) do
+  local field, next_offset = take(), take()
+  local stored = redis.pcall('HGET', KEYS[1], field)
+  if type(stored) == 'table' and stored.err then
+    return fail(KEYS[1] .. ' is not a hash')
+  end
+  if stored and not string.find(stored, '^%d+$') then
+    return fail(KEYS[1] .. ' field ' .. field .. ' is not an offset')
+  end
+  if not stored or later(next_offset, stored) then
+    offsets[o + 1], offsets[o + 2] = field, next_offset
+    o = o + 2
+  end
+end
+
+-- 1g. The namespace's event count: a counter like the others.
+local events = redis.pcall('HGET', KEYS[2], 'events')
+if type(events) == 'table' and events.err then
+  return fail(KEYS[2] .. ' is not a hash')
+end
+if events and not (counter(events) and counter(events) + applied <= MAX) then
+  return fail(KEYS[2] .. ' field events is not a counter that can take ' .. applied .. ' more')
+end
+
+if #problems > 1 then
+  return problems
+end
+
+-- Phase 2: writes only. ---------------------------------------------------------------------------
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -129,87 +296,36 @@ for _, group in ipairs(groups) do
   redis.call('PEXPIRE', k, dedup_ttl)
 end
 
-for _, group in ipairs(packed) do
-  local k, writes, w = group[1], group[2], group[3]
-  for i = 1, w, 2 * CHUNK do
-    redis.call('HSET', k, unpack(writes, i, math.min(i + 2 * CHUNK - 1, w)))
-  end
-end
-
--- Lua numbers are doubles: a sum is done here only while both terms are integers below 2^46 (so
--- exact, and written back by redis.call as plain digits) and the stored one is in HINCRBY's
--- canonical form. Anything else (a huge counter, a value HINCRBY would refuse) goes through HINCRBY
--- itself, so its result, or its error, is HINCRBY's.
-local SMALL = 2 ^ 46
-local function small(n)
-  return n and n % 1 == 0 and n < SMALL and n > -SMALL
-end
-
--- Increments are applied per key, not per field: one read and one write command for all the fields
--- of a key in the step. A step of distinct usage cells otherwise spends most of its Redis time on
--- the fixed cost of one HINCRBY per field. What is stored is what HINCRBY would store.
-for _ = 1, tonumber(take()) do
-  local k, m = key(take()), tonumber(take())
-  -- fields at ARGV[at .. at+m-1], their increments m further on
-  for first = at, at + m - 1, CHUNK do
-    local last = math.min(first + CHUNK - 1, at + m - 1)
-    local current = redis.call('HMGET', k, unpack(ARGV, first, last))
-    local writes, w = {}, 0
-    for i = first, last do
-      local stored, by = current[i - first + 1], tonumber(ARGV[i + m])
-      local base = 0
-      if stored then
-        base = tonumber(stored)
-        if not (small(base) and string.format('%d', base) == stored) then
-          base = nil
-        end
-      end
-      if base and small(by) then
-        writes[w + 1], writes[w + 2] = ARGV[i], base + by
-        w = w + 2
-      else
-        redis.call('HINCRBY', k, ARGV[i], ARGV[i + m])
-      end
-    end
-    if w > 0 then
-      redis.call('HSET', k, unpack(writes, 1, w))
+for _, list in ipairs({ packed, sums }) do
+  for _, group in ipairs(list) do
+    local k, writes, w = group[1], group[2], group[3]
+    for i = 1, w, 2 * CHUNK do
+      redis.call('HSET', k, unpack(writes, i, math.min(i + 2 * CHUNK - 1, w)))
     end
   end
-  at = at + 2 * m
 end
 
 local cutoff = '(' .. string.format('%.0f', now - retention)
 local trimmed = {}
+at = rows_at
 for _ = 1, tonumber(take()) do
-  local k, score, member = key(take()), take(), take()
+  local k, score, member = KEYS[tonumber(take())], take(), take()
   redis.call('ZADD', k, 'LT', score, member)
   trimmed[k] = true
 end
 
--- A version's reload row is written once: re-adding it after retention trimmed it would report a
--- reload that did not happen.
-for _ = 1, tonumber(take()) do
-  local version, first_seen, member = take(), take(), take()
-  local known = redis.call('HGET', KEYS[3], version)
-  if not known or tonumber(known) > tonumber(first_seen) then
-    redis.call('HSET', KEYS[3], version, first_seen)
-    redis.call('ZADD', KEYS[4], 'LT', first_seen, member)
-    trimmed[KEYS[4]] = true
-  end
+for _, reload in ipairs(reloads) do
+  redis.call('HSET', KEYS[3], reload[1], reload[2])
+  redis.call('ZADD', KEYS[4], 'LT', reload[2], reload[3])
+  trimmed[KEYS[4]] = true
 end
 
 for k in pairs(trimmed) do
   redis.call('ZREMRANGEBYSCORE', k, '-inf', cutoff)
 end
 
--- Offsets only move forward: a stale batch (fetched before a seek, or by a member that lost the
--- partition) must not rewind the namespace to a point it already passed.
-for _ = 1, tonumber(take()) do
-  local field, next_offset = take(), take()
-  local stored = redis.call('HGET', KEYS[1], field)
-  if not stored or tonumber(stored) < tonumber(next_offset) then
-    redis.call('HSET', KEYS[1], field, next_offset)
-  end
+if o > 0 then
+  redis.call('HSET', KEYS[1], unpack(offsets, 1, o))
 end
 
 redis.call('HSETNX', KEYS[2], 'created', now)
