@@ -263,10 +263,17 @@ describe(planDecision.name, () => {
 describe(maxCostOf.name, () => {
   const of = (...policies: Policy[]) => policies.map((p) => ({ policy: p }));
 
-  it('is the smallest max_cost, capped by enforce window limits but not by shadow ones', () => {
+  it('is the smallest enforce max_cost, capped by enforce window limits', () => {
     expect(maxCostOf(of(policy('a', { maxCost: 50 })), CEILING)).toBe(10);
     expect(maxCostOf(of(policy('a', { maxCost: 5 })), CEILING)).toBe(5);
-    expect(maxCostOf(of(policy('a', { maxCost: 50, mode: 'shadow' })), CEILING)).toBe(50);
+  });
+
+  it('is never bounded by a shadow policy: a trial must not turn a cost into a 413', () => {
+    // given a shadow trial whose max_cost (explicit, or its smallest window by default) is below the cost
+    expect(maxCostOf(of(policy('a', { maxCost: 5, mode: 'shadow' })), CEILING)).toBe(CEILING);
+    expect(
+      maxCostOf(of(policy('a', { maxCost: 5, mode: 'shadow' }), policy('b', { maxCost: 8 })), CEILING),
+    ).toBe(8);
   });
 
   it('is never above the global ceiling, and is the ceiling when no policy applies', () => {

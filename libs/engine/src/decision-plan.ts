@@ -176,17 +176,19 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
 }
 
 /**
- * The largest cost that can ever pass: the global `ceiling` (`TALLY_MAX_COST`), every policy's
- * `max_cost`, and for enforce policies also their smallest window limit (a cost above it could never
- * be allowed, so it is refused with 413 rather than denied with a meaningless retry-after). Shadow
- * windows smaller than the cost just report would_deny. No applicable policy: the ceiling alone —
+ * The largest cost that can ever pass: the global `ceiling` (`TALLY_MAX_COST`), and every enforce
+ * policy's `max_cost` and smallest window limit (a cost above it could never be allowed, so it is
+ * refused with 413 rather than denied with a meaningless retry-after). A shadow policy never refuses
+ * (it counts and reports, never changes an outcome): neither its `max_cost` nor its windows bound the
+ * cost, and its windows smaller than the cost just report would_deny. No applicable policy: the ceiling alone —
  * an unmatched decision is still usage on the ledger, and every sum of it must stay exact.
  */
 export function maxCostOf(policies: readonly { readonly policy: Policy }[], ceiling: number): number {
   let max = ceiling;
   for (const { policy } of policies) {
+    if (policy.mode !== 'enforce') continue;
     if (policy.maxCost < max) max = policy.maxCost;
-    if (policy.mode === 'enforce') for (const w of policy.windows) if (w.limit < max) max = w.limit;
+    for (const w of policy.windows) if (w.limit < max) max = w.limit;
   }
   return max;
 }
