@@ -65,7 +65,8 @@ export function installRouteGate(
   fastify.addHook('onRoute', (route) => {
     const access = accessOf(route.config);
     const gate: onRequestHookHandler[] = [];
-    if (access.access !== 'public') gate.push(authenticate(options.tokens, access), limiter.hook);
+    // One hook: authentication, then the limiter called directly (a hook fewer on every request).
+    if (access.access !== 'public') gate.push(authenticate(fastify, options.tokens, access, limiter.hook));
     route.onRequest = [...gate, ...asArray(route.onRequest)];
     route.errorHandler ??= routeErrorHandler;
   });
@@ -85,7 +86,12 @@ export function routeErrorHandler(error: unknown, _request: FastifyRequest, repl
 
 const NAMES_NO_TENANT = 'this call is not about one tenant: it needs a token without a tenant list';
 
-function authenticate(tokens: BearerTokens, route: RouteAccess): onRequestHookHandler {
+function authenticate(
+  fastify: FastifyInstance,
+  tokens: BearerTokens,
+  route: RouteAccess,
+  next: onRequestHookHandler,
+): onRequestHookHandler {
   return (request, reply, done) => {
     let grant = tokens.authorize(request.headers.authorization, route.access);
     if (!(grant instanceof ApiError) && !route.perTenant && grant.tenants !== undefined)
@@ -95,7 +101,7 @@ function authenticate(tokens: BearerTokens, route: RouteAccess): onRequestHookHa
       return refuse(request, reply, problemOf(grant));
     }
     (request as FastifyRequest & { [GRANT_KEY]?: TokenGrant })[GRANT_KEY] = grant;
-    done();
+    void next.call(fastify, request, reply, done);
   };
 }
 
