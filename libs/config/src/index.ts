@@ -8,3 +8,4 @@ export type { AuthMode, LogLevel } from './tally.config';
 export type { RedisTarget } from './redis-target';
 export type { HostPort } from './host-port';
 export { durationMs } from './duration';
+export { flattenValidationErrors, parseYamlFile, sortByEntry, type FileProblem } from './config-file';

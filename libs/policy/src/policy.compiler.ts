@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
-import { parseDocument } from 'yaml';
+import { validateSync } from 'class-validator';
+import { flattenValidationErrors, parseYamlFile, sortByEntry } from '@tally/config';
 import { MAX_PERIOD_MS, parseDuration } from './duration';
 import { PolicyFileDto, type PolicyDto, type WindowDto } from './policy-file.dto';
 import { checkPolicies } from './policy-file.checks';
@@ -27,17 +27,19 @@ export type CompileResult = { ok: true; set: PolicySet } | { ok: false; errors: 
  * `clock` stamps `loadedAt`; the version is the content hash, so one text always has one version.
  */
 export function compilePolicyFile(text: string, clock: () => number = Date.now): CompileResult {
-  const parsed = parseYaml(text);
+  const parsed = parseYamlFile(text, 1000);
   if (!parsed.ok) return parsed;
   if (!isMapping(parsed.value)) {
     return fail([{ path: '(root)', message: 'must be a mapping with a "policies" list' }]);
   }
   const dto = plainToInstance(PolicyFileDto, parsed.value);
   const errors = [
-    ...flatten(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true })),
+    ...flattenValidationErrors(
+      validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true }),
+    ),
     ...checkPolicies(dto),
   ];
-  if (errors.length > 0) return fail(sortByPolicy(errors));
+  if (errors.length > 0) return fail(sortByEntry(errors, 'policies'));
   const policies = (dto.policies as PolicyDto[]).map(compilePolicy);
   return {
     ok: true,
@@ -52,46 +54,6 @@ export function versionOf(text: string): string {
 
 function fail(errors: PolicyError[]): CompileResult {
   return { ok: false, errors };
-}
-
-function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; errors: PolicyError[] } {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      errors: doc.errors.map((e) => ({
-        path: e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
-        // prettyErrors appends the position and a source excerpt; the path already says where.
-        message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
-      })),
-    };
-  }
-  if (doc.contents === null) return { ok: false, errors: [{ path: '(root)', message: 'the file is empty' }] };
-  try {
-    return { ok: true, value: doc.toJS({ maxAliasCount: 1000 }) };
-  } catch (e) {
-    return { ok: false, errors: [{ path: '(yaml)', message: `YAML: ${(e as Error).message}` }] };
-  }
-}
-
-function flatten(errors: ValidationError[], parent = '', parentIsList = false): PolicyError[] {
-  return errors.flatMap((e) => {
-    const path = parentIsList ? `${parent}[${e.property}]` : parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.entries(e.constraints ?? {}).map(([name, message]) => ({
-      path,
-      message: name === 'whitelistValidation' ? 'unknown field' : message,
-    }));
-    return [...own, ...flatten(e.children ?? [], path, Array.isArray(e.value))];
-  });
-}
-
-/** Keep each policy's errors together, in file order; within a policy, in the order found. */
-function sortByPolicy(errors: PolicyError[]): PolicyError[] {
-  const index = (e: PolicyError) => Number(/^policies\[(\d+)\]/.exec(e.path)?.[1] ?? -1);
-  return errors
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => index(a.e) - index(b.e) || a.i - b.i)
-    .map(({ e }) => e);
 }
 
 function compileMatch(raw: unknown): MatchSpec {
