@@ -5,7 +5,7 @@
  * against the real Redis; plain HTTP on the same port gets no answer; and a bad TLS setting stops the
  * process at boot (exit 2) with a line naming it, before anything listens.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -13,7 +13,14 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type TLSSocket } from 'node:tls';
-import { buildTree, eventually, freePort, uniqueName } from '@tally/testing';
+import {
+  buildTree,
+  eventually,
+  freePort,
+  makeSelfSignedCert,
+  type SelfSignedCert,
+  uniqueName,
+} from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const root = resolve(__dirname, '../..');
@@ -30,34 +37,12 @@ interface Started {
   readonly exited: Promise<number | null>;
 }
 
-/** A self-signed certificate for 127.0.0.1 and its key, made for this run. */
-function makeCertificate(name: string): { cert: string; key: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=tally-e2e',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
+/** A certificate made for this run (libs/testing), as the two paths the settings take. */
+const certificates: SelfSignedCert[] = [];
+function makeCertificate(): { cert: string; key: string } {
+  const made = makeSelfSignedCert();
+  certificates.push(made);
+  return { cert: made.certPath, key: made.keyPath };
 }
 
 async function startApi(env: Readonly<Record<string, string>>): Promise<Started> {
@@ -154,7 +139,7 @@ beforeAll(async () => {
       - { name: hourly, role: sustained, algorithm: fixed_window, limit: 100, period: 1h }
 `,
   );
-  tls = makeCertificate('server');
+  tls = makeCertificate();
   await buildTree(out, ['decision-api']);
 });
 
@@ -165,6 +150,7 @@ afterAll(async () => {
   }
   rmSync(out, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
+  for (const c of certificates) c.remove();
 });
 
 describe('decision-api over TLS', () => {
@@ -199,7 +185,7 @@ describe('decision-api over TLS', () => {
 });
 
 describe('decision-api with a bad TLS setting', () => {
-  const other = (): { cert: string; key: string } => makeCertificate('other');
+  const other = (): { cert: string; key: string } => makeCertificate();
 
   it.each([
     [
