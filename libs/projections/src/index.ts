@@ -6,7 +6,7 @@ export {
   isGranularity,
   nextBucketStart,
   type Granularity,
-} from './granularity';
+} from './fold/granularity';
 export {
   DEFAULT_RANGE_BUCKETS,
   MAX_RANGE_BUCKETS,
@@ -15,11 +15,17 @@ export {
   type BucketRange,
   type Parsed,
   type QueryError,
-} from './time-range';
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, bucketPage, parsePageSize, type BucketPage } from './bucket-pages';
-export { decodeCursor, encodeCursor } from './cursor';
-export { coverRange, type CoverBucket } from './range-cover';
-export { ZERO_TOTALS, isZeroTotals, mergeTotals, type Totals } from './totals';
+} from './queries/time-range';
+export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  bucketPage,
+  parsePageSize,
+  type BucketPage,
+} from './queries/bucket-pages';
+export { decodeCursor, encodeCursor } from './queries/cursor';
+export { coverRange, type CoverBucket } from './queries/range-cover';
+export { ZERO_TOTALS, isZeroTotals, mergeTotals, type Totals } from './fold/totals';
 export {
   DEFAULT_AUDIT_LIMIT,
   MAX_AUDIT_LIMIT,
@@ -27,14 +33,14 @@ export {
   parseAuditQuery,
   type AuditPosition,
   type AuditQuery,
-} from './audit-query';
+} from './queries/audit-query';
 export {
   AUDIT_TYPES,
   auditEntryFromMember,
   auditMember,
   type AuditEntry,
   type AuditType,
-} from './audit-entry';
+} from './fold/audit-entry';
 export {
   ACTIVE_NAMESPACE_KEY,
   NAMESPACES_KEY,
@@ -53,9 +59,9 @@ export {
   usageField,
   type UsageKeyParts,
   type UsageMetric,
-} from './projection-keys';
-export { readKeyUsageHash, readUsageHash } from './usage-hash';
-export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold-events';
+} from './sink/projection-keys';
+export { readKeyUsageHash, readUsageHash } from './sink/usage-hash';
+export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold/fold-events';
 export type {
   CellRoom,
   DedupMark,
@@ -65,16 +71,16 @@ export type {
   RefusedIndex,
   UsageIncrement,
   UsageTotalIncrement,
-} from './projection-delta';
+} from './fold/projection-delta';
 export {
   diffProjections,
   parseUsageCellId,
   usageCellId,
   type ProjectionDifference,
   type UsageCell,
-} from './diff-projections';
-export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
-export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
+} from './diff/diff-projections';
+export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './sink/batch-step';
+export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './runtime/batch-records';
 export {
   ProjectionStore,
   type ApplyOutcome,
@@ -82,19 +88,25 @@ export {
   type RefusalSink,
   type RefusedEvent,
   type StepEvents,
-} from './projection.store';
-export { StepWriter, type RefusedRecord, type StepHooks } from './step-writer';
-export { MAX_AGGREGATE } from './exact-counter';
-export { ProjectionQueries } from './projection.queries';
-export type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
-export { formatInstant, type UsageBucketView, type UsageView } from './usage-page';
-export { POLICY_KEY, POLICY_KEY_MESSAGE } from './policy-key-param';
-export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './top-keys-query';
-export type { KeyUsage } from './top-keys';
-export { ProjectionCorruptError, type CorruptUsage } from './projection-corrupt.error';
-export { createProjectionRedis } from './projection-redis';
-export type { ProjectionRedis } from './apply-batch.script';
+} from './sink/projection.store';
+export { StepWriter, type RefusedRecord, type StepHooks } from './runtime/step-writer';
+export { MAX_AGGREGATE } from './fold/exact-counter';
+export { ProjectionQueries } from './queries/projection.queries';
+export type {
+  AuditEntryView,
+  AuditRequest,
+  AuditView,
+  QueryResult,
+  UsageRequest,
+} from './queries/query-views';
+export { formatInstant, type UsageBucketView, type UsageView } from './queries/usage-page';
+export { POLICY_KEY, POLICY_KEY_MESSAGE } from './queries/policy-key-param';
+export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './queries/top-keys-query';
+export type { KeyUsage } from './queries/top-keys';
+export { ProjectionCorruptError, type CorruptUsage } from './queries/projection-corrupt.error';
+export { createProjectionRedis } from './sink/projection-redis';
+export type { ProjectionRedis } from './sink/apply-batch.script';
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
-export type { ProjectorOptions, ProjectorTopics } from './projector.options';
-export { Projector } from './projector.service';
+export type { ProjectorOptions, ProjectorTopics } from './runtime/projector.options';
+export { Projector } from './runtime/projector.service';
 export { PROJECTION_CLOCK } from './projections.constants';

@@ -9,21 +9,21 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { HealthRegistry } from '@tally/observability';
-import type { ProjectionRedis } from './apply-batch.script';
-import { createProjectionRedis } from './projection-redis';
-import { ProjectionQueries } from './projection.queries';
-import { ProjectionStore } from './projection.store';
+import type { ProjectionRedis } from './sink/apply-batch.script';
+import { createProjectionRedis } from './sink/projection-redis';
+import { ProjectionQueries } from './queries/projection.queries';
+import { ProjectionStore } from './sink/projection.store';
 import { PROJECTION_CLOCK, PROJECTION_REDIS, PROJECTOR_OPTIONS } from './projections.constants';
-import { ProjectorBatchHandler } from './projector-batch.handler';
-import { ProjectorLag } from './projector.lag';
-import { ProjectorMetrics } from './projector.metrics';
+import { ProjectorBatchHandler } from './runtime/projector-batch.handler';
+import { ProjectorLag } from './runtime/projector.lag';
+import { ProjectorMetrics } from './runtime/projector.metrics';
 import {
   resolveProjectorOptions,
   type ProjectorOptions,
   type ResolvedProjectorOptions,
-} from './projector.options';
-import { ProjectorPositions } from './projector.positions';
-import { Projector } from './projector.service';
+} from './runtime/projector.options';
+import { ProjectorPositions } from './runtime/projector.positions';
+import { Projector } from './runtime/projector.service';
 
 export type ProjectionsModuleOptions =
   ProjectorOptions | { useFactory: (...deps: never[]) => ProjectorOptions; inject?: InjectionToken[] };

@@ -13,8 +13,8 @@ import {
   type TopicProvisioner,
 } from '@tally/ledger';
 import type { ComponentHealth } from '@tally/observability';
-import { ProjectionStore } from './projection.store';
-import { PROJECTOR_OPTIONS } from './projections.constants';
+import { ProjectionStore } from '../sink/projection.store';
+import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorBatchHandler } from './projector-batch.handler';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';

@@ -1,4 +1,4 @@
-import { addBuckets, bucketCount, bucketStart, isGranularity, type Granularity } from './granularity';
+import { addBuckets, bucketCount, bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 
 /** A half-open interval [fromMs, toMs) whose ends are bucket starts of its granularity. */
 export interface BucketRange {

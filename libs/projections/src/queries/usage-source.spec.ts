@@ -1,7 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { ProjectionCorruptError } from './projection-corrupt.error';
-import { ProjectionKeys } from './projection-keys';
+import { ProjectionKeys } from '../sink/projection-keys';
 import { usageSource } from './usage-source';
 
 const HOUR = Date.parse('2026-11-30T09:00:00Z');

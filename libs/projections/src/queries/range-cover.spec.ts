@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextBucketStart } from './granularity';
+import { nextBucketStart } from '../fold/granularity';
 import { coverRange, type CoverBucket } from './range-cover';
 
 const ms = (iso: string) => Date.parse(iso);

@@ -1,10 +1,10 @@
 import type { ChainableCommander } from 'ioredis';
-import { ALL_POLICIES } from './fold-events';
-import { bucketStart, type Granularity } from './granularity';
+import { ALL_POLICIES } from '../fold/fold-events';
+import { bucketStart, type Granularity } from '../fold/granularity';
 import { ProjectionCorruptError } from './projection-corrupt.error';
-import { parseKeyUsageValue, usageField, type ProjectionKeys } from './projection-keys';
-import { ZERO_TOTALS, type Totals } from './totals';
-import { parseUsageCounter, readUsageHash } from './usage-hash';
+import { parseKeyUsageValue, usageField, type ProjectionKeys } from '../sink/projection-keys';
+import { ZERO_TOTALS, type Totals } from '../fold/totals';
+import { parseUsageCounter, readUsageHash } from '../sink/usage-hash';
 
 /** One bucket's read: queued on a pipeline, then its reply decoded. */
 export interface BucketRead<T> {

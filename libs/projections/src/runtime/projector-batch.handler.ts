@@ -7,11 +7,11 @@ import {
   type LedgerBatch,
   type LedgerProducer,
 } from '@tally/ledger';
-import type { OffsetMark } from './batch-step';
+import type { OffsetMark } from '../sink/batch-step';
 import { BatchQueue } from './batch-queue';
 import { chunkMessages, deadLetterOf, sortBatch, type Rejected, type SortedBatch } from './batch-records';
-import { ProjectionStore, type ApplyOutcome } from './projection.store';
-import { PROJECTOR_OPTIONS } from './projections.constants';
+import { ProjectionStore, type ApplyOutcome } from '../sink/projection.store';
+import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';

@@ -1,17 +1,17 @@
-import type { ProjectionRedis } from './apply-batch.script';
-import { auditEntryFromMember } from './audit-entry';
+import type { ProjectionRedis } from '../sink/apply-batch.script';
+import { auditEntryFromMember } from '../fold/audit-entry';
 import { nextAuditCursor, parseAuditQuery } from './audit-query';
 import { bucketPage, parsePageSize } from './bucket-pages';
-import { MAX_AGGREGATE } from './exact-counter';
+import { MAX_AGGREGATE } from '../fold/exact-counter';
 import { parsePolicyKeyParam } from './policy-key-param';
 import { ProjectionCorruptError } from './projection-corrupt.error';
-import { ProjectionKeys } from './projection-keys';
+import { ProjectionKeys } from '../sink/projection-keys';
 import { coverRange } from './range-cover';
 import type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
 import { parseUsageRange, type QueryError } from './time-range';
 import { parseTopKeysQuery, type TopKeysRequest, type TopKeysView } from './top-keys-query';
 import { readTopKeys } from './top-keys.reader';
-import { mergeTotals } from './totals';
+import { mergeTotals } from '../fold/totals';
 import { bucketRows, formatInstant, type UsageBucketView, type UsageView } from './usage-page';
 import { usageSource } from './usage-source';
 

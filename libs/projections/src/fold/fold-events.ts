@@ -17,7 +17,7 @@ import type {
   UsageIncrement,
   UsageTotalIncrement,
 } from './projection-delta';
-import { dedupTokenOf } from './projection-keys';
+import { dedupTokenOf } from '../sink/projection-keys';
 import { roomFor } from './refusal-reasons';
 import { eventTimeMs } from './event-time';
 

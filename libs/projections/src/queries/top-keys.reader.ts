@@ -1,5 +1,5 @@
-import type { ProjectionRedis } from './apply-batch.script';
-import { parseKeyUsageValue } from './projection-keys';
+import type { ProjectionRedis } from '../sink/apply-batch.script';
+import { parseKeyUsageValue } from '../sink/projection-keys';
 import { TopKeys, type KeyUsage } from './top-keys';
 
 /** Hashes up to this many fields are read whole, with one HGETALL. */

@@ -1,5 +1,5 @@
-import { ALL_POLICIES } from './fold-events';
-import type { Totals } from './totals';
+import { ALL_POLICIES } from '../fold/fold-events';
+import type { Totals } from '../fold/totals';
 
 /** One row of a usage page (DESIGN §4). */
 export interface UsageBucketView {

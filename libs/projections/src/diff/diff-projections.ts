@@ -1,5 +1,5 @@
-import { GRANULARITIES, isGranularity, type Granularity } from './granularity';
-import { ZERO_TOTALS, type Totals } from './totals';
+import { GRANULARITIES, isGranularity, type Granularity } from '../fold/granularity';
+import { ZERO_TOTALS, type Totals } from '../fold/totals';
 
 /** One usage cell: a policy's bucket for a tenant (and optionally one policy key). */
 export interface UsageCell {

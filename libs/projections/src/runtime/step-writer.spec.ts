@@ -1,9 +1,9 @@
 import { usageEventFromOutbox, type LedgerEvent } from '@tally/events';
 import { describe, expect, it } from 'vitest';
-import type { OffsetMark } from './batch-step';
-import { foldEvents } from './fold-events';
-import type { ProjectionDelta } from './projection-delta';
-import type { ApplyOutcome, PreparedStep } from './projection.store';
+import type { OffsetMark } from '../sink/batch-step';
+import { foldEvents } from '../fold/fold-events';
+import type { ProjectionDelta } from '../fold/projection-delta';
+import type { ApplyOutcome, PreparedStep } from '../sink/projection.store';
 import { StepWriter } from './step-writer';
 
 const T0 = Date.parse('2026-11-30T09:41:27.500Z');

@@ -1,6 +1,6 @@
 import { USAGE_EVENT_TYPE, type LedgerEvent } from '@tally/events';
-import { parseExactCounter } from './exact-counter';
-import { bucketStart, isGranularity, type Granularity } from './granularity';
+import { parseExactCounter } from '../fold/exact-counter';
+import { bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 
 /**
  * The Redis key layout of projections: a contract shared by the projector (writes), the query API,

@@ -1,6 +1,6 @@
-import { parseExactCounter } from './exact-counter';
+import { parseExactCounter } from '../fold/exact-counter';
 import { parseKeyUsageValue, parseUsageField } from './projection-keys';
-import type { Totals } from './totals';
+import type { Totals } from '../fold/totals';
 
 /**
  * A `usage:` value as apply-batch.lua stores it: a decimal integer from 0 to 2^53 − 1 (costs and

@@ -1,5 +1,5 @@
 import { parseLimit } from './bucket-pages';
-import { bucketStart, isGranularity, type Granularity } from './granularity';
+import { bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 import { parseInstant, type Parsed, type QueryError } from './time-range';
 import type { KeyUsage } from './top-keys';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchStepArgs } from './batch-step';
-import type { ProjectionDelta } from './projection-delta';
+import type { ProjectionDelta } from '../fold/projection-delta';
 import { ProjectionKeys } from './projection-keys';
 
 const AT = Date.parse('2026-11-30T09:41:27.500Z');

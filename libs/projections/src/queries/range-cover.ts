@@ -1,4 +1,4 @@
-import { bucketStart, nextBucketStart, type Granularity } from './granularity';
+import { bucketStart, nextBucketStart, type Granularity } from '../fold/granularity';
 
 /** One bucket of any granularity. */
 export interface CoverBucket {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeTotals, isZeroTotals, ZERO_TOTALS } from './totals';
+import { mergeTotals, isZeroTotals, ZERO_TOTALS } from '../fold/totals';
 import { parseUsageCounter, readKeyUsageHash, readUsageHash } from './usage-hash';
 
 describe(readUsageHash.name, () => {

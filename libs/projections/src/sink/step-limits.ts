@@ -1,10 +1,10 @@
 import type { StepProblem } from './apply-batch.script';
 import type { StepTarget } from './batch-step';
-import { parseExactCounter } from './exact-counter';
-import type { Granularity } from './granularity';
-import type { CellRoom, FoldLimits } from './projection-delta';
+import { parseExactCounter } from '../fold/exact-counter';
+import type { Granularity } from '../fold/granularity';
+import type { CellRoom, FoldLimits } from '../fold/projection-delta';
 import { parseUsageField } from './projection-keys';
-import { corruptReason, wrongTypeReason } from './refusal-reasons';
+import { corruptReason, wrongTypeReason } from '../fold/refusal-reasons';
 
 const HOUR_MS = 3_600_000;
 

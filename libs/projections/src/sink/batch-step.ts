@@ -1,7 +1,7 @@
-import { auditMember } from './audit-entry';
-import { MAX_AGGREGATE, MAX_AGGREGATE_DIGITS } from './exact-counter';
-import type { ProjectionDelta } from './projection-delta';
-import type { Granularity } from './granularity';
+import { auditMember } from '../fold/audit-entry';
+import { MAX_AGGREGATE, MAX_AGGREGATE_DIGITS } from '../fold/exact-counter';
+import type { ProjectionDelta } from '../fold/projection-delta';
+import type { Granularity } from '../fold/granularity';
 import { offsetField, ProjectionKeys, usageField } from './projection-keys';
 
 /** Where a partition resumes once a batch is applied: Kafka's "next offset to read" (last + 1). */

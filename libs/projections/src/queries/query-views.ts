@@ -1,4 +1,4 @@
-import type { AuditType } from './audit-entry';
+import type { AuditType } from '../fold/audit-entry';
 import type { QueryError } from './time-range';
 
 /** Query parameters as received (strings), already checked for shape by the transport's DTO. */

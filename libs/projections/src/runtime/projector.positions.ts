@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KAFKA_ADMIN, type Assignment, type KafkaAdminPort, type LedgerConsumer } from '@tally/ledger';
-import { offsetField } from './projection-keys';
-import { ProjectionStore } from './projection.store';
+import { offsetField } from '../sink/projection-keys';
+import { ProjectionStore } from '../sink/projection.store';
 
 /**
  * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to

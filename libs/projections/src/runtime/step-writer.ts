@@ -1,9 +1,9 @@
 import { parseLedgerEvent, type LedgerEvent } from '@tally/events';
 import type { LedgerRecord } from '@tally/ledger';
-import type { OffsetMark } from './batch-step';
-import { EventFolding } from './fold-events';
-import { offsetField } from './projection-keys';
-import type { ApplyOutcome, ProjectionStore, RefusedEvent } from './projection.store';
+import type { OffsetMark } from '../sink/batch-step';
+import { EventFolding } from '../fold/fold-events';
+import { offsetField } from '../sink/projection-keys';
+import type { ApplyOutcome, ProjectionStore, RefusedEvent } from '../sink/projection.store';
 
 export interface StepHooks {
   /** Told of every applied step, in order, with the offsets it stored. */

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from './cursor';
-import { addBuckets, type Granularity } from './granularity';
+import { addBuckets, type Granularity } from '../fold/granularity';
 import type { BucketRange, Parsed } from './time-range';
 
 export const DEFAULT_PAGE_SIZE = 500;

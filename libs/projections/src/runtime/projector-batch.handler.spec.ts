@@ -2,14 +2,14 @@ import { usageEventFromOutbox, type OutboxPayload } from '@tally/events';
 import type { BatchContext, LedgerBatch, LedgerMessage, LedgerProducer, LedgerRecord } from '@tally/ledger';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { OffsetMark } from './batch-step';
+import type { OffsetMark } from '../sink/batch-step';
 import type {
   ApplyOutcome,
   PreparedStep,
   ProjectionStore,
   RefusalSink,
   StepEvents,
-} from './projection.store';
+} from '../sink/projection.store';
 import { ProjectorBatchHandler } from './projector-batch.handler';
 import { ProjectorMetrics } from './projector.metrics';
 import { resolveProjectorOptions } from './projector.options';

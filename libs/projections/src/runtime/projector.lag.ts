@@ -7,9 +7,9 @@ import {
 } from '@nestjs/common';
 import { KAFKA_ADMIN, type KafkaAdminPort } from '@tally/ledger';
 import type { ComponentHealth } from '@tally/observability';
-import { offsetField } from './projection-keys';
-import { ProjectionStore } from './projection.store';
-import { PROJECTOR_OPTIONS } from './projections.constants';
+import { offsetField } from '../sink/projection-keys';
+import { ProjectionStore } from '../sink/projection.store';
+import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';

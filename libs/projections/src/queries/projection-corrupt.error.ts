@@ -1,5 +1,5 @@
-import { MAX_AGGREGATE } from './exact-counter';
-import type { Granularity } from './granularity';
+import { MAX_AGGREGATE } from '../fold/exact-counter';
+import type { Granularity } from '../fold/granularity';
 import { formatInstant } from './usage-page';
 
 /** Where an unreadable usage value was found. */

@@ -1,8 +1,8 @@
 import type { LedgerEvent } from '@tally/events';
 import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-batch.script';
 import { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
-import { foldEvents } from './fold-events';
-import type { ProjectionDelta, RefusedIndex } from './projection-delta';
+import { foldEvents } from '../fold/fold-events';
+import type { ProjectionDelta, RefusedIndex } from '../fold/projection-delta';
 import {
   ACTIVE_NAMESPACE_KEY,
   NAMESPACES_KEY,

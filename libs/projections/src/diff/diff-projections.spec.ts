@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffProjections, parseUsageCellId, usageCellId, type UsageCell } from './diff-projections';
-import type { Totals } from './totals';
+import type { Totals } from '../fold/totals';
 
 const H9 = Date.parse('2026-11-30T09:00:00Z');
 const H10 = Date.parse('2026-11-30T10:00:00Z');
