@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { HealthRegistry } from '@tally/observability';
 import type { ProjectionRedis } from './sink/apply-batch.script';
+import { ProjectionNamespaces } from './namespaces/projection-namespaces';
 import { createProjectionRedis } from './sink/projection-redis';
 import { ProjectionQueries } from './queries/projection.queries';
 import { ProjectionStore } from './sink/projection.store';
@@ -57,7 +58,7 @@ class ProjectorHealth implements OnModuleInit, OnApplicationShutdown {
 }
 
 /**
- * Projections: the Redis sink, the query reads, and (unless `consume: false`) the projector, a member
+ * Projections: the Redis sink, the namespaces, the query reads, and (unless `consume: false`) the projector, a member
  * of the consumer group that folds the ledger into the active namespace. Needs, from the importing
  * app: `LedgerModule.forRoot` and `ObservabilityModule.forRoot` (both global).
  */
@@ -89,6 +90,11 @@ export class ProjectionsModule {
           inject: [PROJECTION_REDIS, PROJECTOR_OPTIONS],
         },
         {
+          provide: ProjectionNamespaces,
+          useFactory: (redis: ProjectionRedis) => new ProjectionNamespaces(redis),
+          inject: [PROJECTION_REDIS],
+        },
+        {
           provide: ProjectionQueries,
           useFactory: (redis: ProjectionRedis, clock: () => number) => new ProjectionQueries(redis, clock),
           inject: [PROJECTION_REDIS, PROJECTION_CLOCK],
@@ -100,7 +106,7 @@ export class ProjectionsModule {
         ProjectorLag,
         ProjectorHealth,
       ],
-      exports: [ProjectionStore, ProjectionQueries, Projector],
+      exports: [ProjectionStore, ProjectionNamespaces, ProjectionQueries, Projector],
     };
   }
 }

@@ -8,7 +8,7 @@ import {
 import { KAFKA_ADMIN, type KafkaAdminPort } from '@tally/ledger';
 import type { ComponentHealth } from '@tally/observability';
 import { offsetField } from '../sink/projection-keys';
-import { ProjectionStore } from '../sink/projection.store';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
@@ -30,7 +30,7 @@ export class ProjectorLag implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
     @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
-    private readonly store: ProjectionStore,
+    private readonly namespaces: ProjectionNamespaces,
     private readonly positions: ProjectorPositions,
     private readonly metrics: ProjectorMetrics,
   ) {}
@@ -59,8 +59,9 @@ export class ProjectorLag implements OnApplicationBootstrap, OnApplicationShutdo
 
   async measure(): Promise<void> {
     try {
-      const namespace = this.positions.activeNamespace || (await this.store.activeNamespace());
-      const stored = namespace === null ? new Map<string, string>() : await this.store.offsets(namespace);
+      const namespace = this.positions.activeNamespace || (await this.namespaces.active());
+      const stored =
+        namespace === null ? new Map<string, string>() : await this.namespaces.offsets(namespace);
       for (const topic of [this.options.topics.usage, this.options.topics.decision]) {
         for (const w of await this.admin.fetchTopicOffsets(topic)) {
           // Below `low`, retention already deleted the records: they can no longer be waiting.

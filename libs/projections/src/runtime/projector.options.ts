@@ -10,7 +10,7 @@ export interface ProjectorTopics {
 
 export interface ProjectorOptions {
   readonly redis: RedisTarget;
-  /** Consumer group; production: `tally-projector` (DESIGN §4). Tests use their own. */
+  /** Consumer group; production: `PROJECTOR_GROUP`. Tests use their own. */
   readonly groupId: string;
   readonly topics: ProjectorTopics;
   /** Created (idempotently) before consuming; production: `ledgerTopicSpecs(config)`. */

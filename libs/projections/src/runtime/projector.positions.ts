@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KAFKA_ADMIN, type Assignment, type KafkaAdminPort, type LedgerConsumer } from '@tally/ledger';
 import { offsetField } from '../sink/projection-keys';
-import { ProjectionStore } from '../sink/projection.store';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 
 /**
  * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to
@@ -20,7 +20,7 @@ export class ProjectorPositions {
   private seeks = 0;
 
   constructor(
-    private readonly store: ProjectionStore,
+    private readonly namespaces: ProjectionNamespaces,
     @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
   ) {}
 
@@ -79,7 +79,7 @@ export class ProjectorPositions {
 
   /** `tally projections switch` moved the pointer: write into the new namespace from its own offsets. */
   async followActiveNamespace(): Promise<void> {
-    const active = await this.store.activeNamespace();
+    const active = await this.namespaces.active();
     if (active === null || active === this.namespace || this.namespace === '') return;
     this.logger.log(`active namespace is now ${active} (was ${this.namespace}); resuming from its offsets`);
     this.namespace = active;
@@ -106,7 +106,7 @@ export class ProjectorPositions {
     assignment: Assignment,
   ): Promise<void> {
     if (consumer === undefined) throw new Error('no consumer yet');
-    const stored = await this.store.offsets(namespace);
+    const stored = await this.namespaces.offsets(namespace);
     const resumed: string[] = [];
     const commits: { topic: string; partition: number; offset: string }[] = [];
     for (const [topic, partitions] of Object.entries(assignment)) {

@@ -13,7 +13,7 @@ import {
   type TopicProvisioner,
 } from '@tally/ledger';
 import type { ComponentHealth } from '@tally/observability';
-import { ProjectionStore } from '../sink/projection.store';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorBatchHandler } from './projector-batch.handler';
 import type { ResolvedProjectorOptions } from './projector.options';
@@ -42,7 +42,7 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
     @Inject(LEDGER_CONSUMER_FACTORY) private readonly consumers: LedgerConsumerFactory,
     @Inject(TOPIC_PROVISIONER) private readonly provisioner: TopicProvisioner,
-    private readonly store: ProjectionStore,
+    private readonly namespaces: ProjectionNamespaces,
     private readonly positions: ProjectorPositions,
     private readonly batches: ProjectorBatchHandler,
   ) {}
@@ -93,7 +93,7 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
       try {
         await this.provisioner.ensureTopics(this.options.topicSpecs);
-        this.positions.useNamespace(await this.store.ensureActiveNamespace(this.options.defaultNamespace));
+        this.positions.useNamespace(await this.namespaces.ensureActive(this.options.defaultNamespace));
         await this.join();
         return;
       } catch (error) {

@@ -3,13 +3,7 @@ import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-b
 import { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 import { foldEvents } from '../fold/fold-events';
 import type { ProjectionDelta, RefusedIndex } from '../fold/projection-delta';
-import {
-  ACTIVE_NAMESPACE_KEY,
-  NAMESPACES_KEY,
-  ProjectionKeys,
-  dedupTokenOf,
-  isValidNamespace,
-} from './projection-keys';
+import { ProjectionKeys, dedupTokenOf } from './projection-keys';
 import { StepLimits } from './step-limits';
 
 /** What one batch did to the namespace. */
@@ -64,8 +58,10 @@ export type StepEvents = readonly LedgerEvent[] | (() => readonly LedgerEvent[])
 const MAX_ATTEMPTS = 8;
 
 /**
- * The Redis sink of projections: namespaces, offsets, and the one atomic step per batch. Also what
- * `tally replay` writes through, so a replayed namespace carries offsets the projector can resume from.
+ * The Redis sink of projections: the one atomic step per batch (effects and offsets together). Also
+ * what `tally replay` writes through, so a replayed namespace carries offsets the projector can
+ * resume from. Namespaces themselves (registry, active pointer, stored offsets) belong to
+ * `ProjectionNamespaces`.
  */
 export class ProjectionStore {
   constructor(
@@ -73,43 +69,6 @@ export class ProjectionStore {
     private readonly options: BatchStepOptions,
   ) {
     defineApplyBatch(redis);
-  }
-
-  /** The namespace queries read and the projector writes; null before any projector started. */
-  async activeNamespace(): Promise<string | null> {
-    return this.redis.get(ACTIVE_NAMESPACE_KEY);
-  }
-
-  /**
-   * Makes `name` the active namespace unless one already is (first start), and returns the active
-   * one. SET NX: two projectors starting together agree on one.
-   */
-  async ensureActiveNamespace(name: string): Promise<string> {
-    const keys = new ProjectionKeys(name);
-    await this.redis.sadd(NAMESPACES_KEY, name);
-    const [seconds, micros] = await this.redis.time();
-    await this.redis.hsetnx(
-      keys.meta(),
-      'created',
-      Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
-    );
-    await this.redis.set(ACTIVE_NAMESPACE_KEY, name, 'NX');
-    return (await this.activeNamespace()) ?? name;
-  }
-
-  async namespaceExists(name: string): Promise<boolean> {
-    return (await this.redis.sismember(NAMESPACES_KEY, name)) === 1;
-  }
-
-  /** The namespace a query reads: the one it names if that exists, else the active one; null if none. */
-  async resolveNamespace(requested?: string): Promise<string | null> {
-    if (requested === undefined) return this.activeNamespace();
-    return isValidNamespace(requested) && (await this.namespaceExists(requested)) ? requested : null;
-  }
-
-  /** `<topic>:<partition>` → next offset to consume, as stored with the last applied batch. */
-  async offsets(namespace: string): Promise<Map<string, string>> {
-    return new Map(Object.entries(await this.redis.hgetall(new ProjectionKeys(namespace).offsets())));
   }
 
   /**
