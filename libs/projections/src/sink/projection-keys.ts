@@ -3,8 +3,9 @@ import { parseExactCounter } from '../fold/exact-counter';
 import { bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 
 /**
- * The Redis key layout of projections: a contract shared by the projector (writes), the query API,
- * and `tally replay | reconcile | projections` (read, scan, drop). Layout, `<t>` = encoded tenant,
+ * The Redis key layout of projections: a contract built only inside this lib, by the step store
+ * (writes), the queries, `ProjectionNamespaces` (registry, pointer, offsets, replay metadata) and
+ * `NamespaceReader` (reconcile's scans); the CLI calls those, never this file. Layout, `<t>` = encoded tenant,
  * `<b>` = bucket start in ISO 8601 basic form (`20261130T0900Z`):
  *
  *   tally:proj:active                                  string  the namespace queries read
