@@ -163,8 +163,9 @@ async function readStoredOffsets(
   const namespace = await namespaces.active();
   if (namespace === null) return { namespace: null, offsets: new Map() };
   const offsets = new Map<string, string>();
-  for (const o of await namespaces.storedOffsets(namespace))
+  for (const o of await namespaces.storedOffsets(namespace)) {
     offsets.set(partitionId(o.topic, o.partition), o.offset);
+  }
   return { namespace, offsets };
 }
 
