@@ -201,8 +201,10 @@ export async function runLedgerBench() {
     await projectorApp.stop();
     running.splice(running.indexOf(projectorApp), 1);
     const scaled = new projections.ProjectionKeys(SCALE_NAMESPACE);
-    await redis.sadd(projections.NAMESPACES_KEY, SCALE_NAMESPACE);
-    await redis.set(projections.ACTIVE_NAMESPACE_KEY, SCALE_NAMESPACE);
+    // Registered, then made active: the projectors follow the pointer into the fresh namespace.
+    const namespaces = new projections.ProjectionNamespaces(redis);
+    await namespaces.ensureActive(SCALE_NAMESPACE);
+    await namespaces.switchTo(SCALE_NAMESPACE);
     const total = await endOffsets(admin, Object.values(TOPICS));
     log(`two projector members over the ${total} events of both topics, fresh namespace`);
     for (let i = 0; i < 2; i++) running.push(await startProjector(stack, settings, log));

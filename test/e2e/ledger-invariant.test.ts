@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { allShardKeys } from '@tally/engine';
 import { createLedger, type Ledger } from '@tally/ledger';
 import { RELAY_GROUP } from '@tally/outbox';
+import { PROJECTOR_GROUP } from '@tally/projections';
 import { buildTree, eventually, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,7 +218,7 @@ describe('ledger invariant (built apps, private Redis and Kafka)', () => {
     await scenario('projector-rebalance', 5, async (load) => {
       await load.reached(1000);
       let lagAtKill = 0;
-      const before = await ledger.admin.describeGroup('tally-projector');
+      const before = await ledger.admin.describeGroup(PROJECTOR_GROUP);
       expect(before.members.map((m) => Object.values(m.assignment).flat().length > 0)).toEqual([true, true]);
       await eventually(
         async () => (lagAtKill = await probe.lag()) > 0,
@@ -228,7 +229,7 @@ describe('ledger invariant (built apps, private Redis and Kafka)', () => {
       expect(await victim?.kill('SIGKILL')).toBeNull();
       return { lagAtKill };
     });
-    const group = await ledger.admin.describeGroup('tally-projector');
+    const group = await ledger.admin.describeGroup(PROJECTOR_GROUP);
     expect(group.members).toHaveLength(1);
   }, 180_000);
 });

@@ -6,7 +6,7 @@
  */
 import { createLedger, type Ledger, type LedgerConsumer } from '@tally/ledger';
 import { openRedis, resetConsumers, type OpsRedis } from '@tally/ops';
-import { ACTIVE_NAMESPACE_KEY, ProjectionKeys } from '@tally/projections';
+import { ProjectionKeys, ProjectionNamespaces } from '@tally/projections';
 import { eventually, PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tally } from './cli.support';
@@ -98,7 +98,7 @@ describe('tally consumers', () => {
       (g) => g.members.length === 0,
       POLL,
     );
-    await ops.set(ACTIVE_NAMESPACE_KEY, 'live');
+    await new ProjectionNamespaces(ops).ensureActive('live');
     const stored = new ProjectionKeys('live').offsets();
     await ops.hset(stored, `${topic}:0`, '999');
 

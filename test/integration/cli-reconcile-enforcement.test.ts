@@ -18,7 +18,12 @@ import {
 } from '@tally/events';
 import type { EnforcementReconcileResult } from '@tally/ops';
 import { compilePolicyFile } from '@tally/policy';
-import { ProjectionStore, createProjectionRedis, type ProjectionRedis } from '@tally/projections';
+import {
+  ProjectionNamespaces,
+  ProjectionStore,
+  createProjectionRedis,
+  type ProjectionRedis,
+} from '@tally/projections';
 import { PrivateRedis, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,7 +136,7 @@ describe('tally reconcile --enforcement', () => {
     sut = new DecisionService(new EngineService(engineRedis, options), { current: compiled.set }, options);
     projectionRedis = createProjectionRedis({ mode: 'single', url: redis.url }, 'reconcile-enf-test');
     store = new ProjectionStore(projectionRedis, { auditRetentionMs: 86_400_000, dedupTtlMs: 3_600_000 });
-    await store.ensureActiveNamespace(namespace);
+    await new ProjectionNamespaces(projectionRedis).ensureActive(namespace);
   });
 
   afterAll(async () => {

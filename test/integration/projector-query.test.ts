@@ -8,6 +8,7 @@
 import {
   createProjectionRedis,
   ProjectionKeys,
+  ProjectionNamespaces,
   ProjectionStore,
   type ProjectionRedis,
 } from '@tally/projections';
@@ -50,7 +51,7 @@ async function apply(decisions: readonly Decision[], offset = '1'): Promise<void
 describe('GET /v1/usage', () => {
   beforeAll(async () => {
     // given one decision per hour 08..11 (cost 1, 2, 3, 4), the 10:00 one matched by two policies
-    await store.ensureActiveNamespace('live');
+    await new ProjectionNamespaces(store.redis).ensureActive('live');
     await apply(
       [0, 1, 2, 3].map((i) => ({
         tenant: 'q',
@@ -160,7 +161,7 @@ describe('GET /v1/usage?key=', () => {
   beforeAll(async () => {
     // given tenant qk: k1 at 08, 09, 10 (cost 1, 2, 3; at 10 under p1 AND p2), k2 at 09:30 and 11
     // (cost 5, 4), and a key with odd characters at 08:30 (cost 7); p1 unless said otherwise
-    await store.ensureActiveNamespace('live');
+    await new ProjectionNamespaces(store.redis).ensureActive('live');
     await apply(
       [
         { tenant: 'qk', cost: 1, timeMs: T0 + 5_000, policies: keyed('k1', 'p1') },
@@ -531,7 +532,7 @@ describe('apply-batch.lua (through ProjectionStore)', () => {
     );
     expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
     expect(again).toEqual({ applied: 2, duplicates: 2, refused: 0 });
-    expect((await store.offsets('live')).get('x:1')).toBe('10');
+    expect((await new ProjectionNamespaces(store.redis).offsets('live')).get('x:1')).toBe('10');
     const res = await sut.get(`/v1/usage?tenant=qd&${RANGE}`);
     expect(res.body.total).toEqual({ cost: 8, count: 2 });
   });

@@ -1,4 +1,4 @@
-import { isValidNamespace } from '@tally/projections';
+import { ProjectionNamespaces } from '@tally/projections';
 import { parseTimeArg } from './time-arg';
 
 /** How a value on the command line is read. */
@@ -69,7 +69,7 @@ function convert(kind: ValueKind, raw: string, nowMs: number): { value: ArgValue
       if (raw === 'latest') return { value: raw };
       return time(', earliest or latest', 'earliest');
     case 'namespace':
-      return isValidNamespace(raw)
+      return ProjectionNamespaces.isValidName(raw)
         ? { value: raw }
         : { problem: `${JSON.stringify(raw)} is not a valid namespace ([a-z0-9][a-z0-9_-]{0,62})` };
   }

@@ -1,3 +1,4 @@
+import { PROJECTOR_GROUP } from '@tally/ops';
 import type { CommandSpec, ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
 import { consumersResetCommand, consumersStatusCommand } from './consumers.handler';
@@ -18,7 +19,7 @@ const group = {
   name: 'group',
   value: 'text',
   placeholder: 'GROUP',
-  help: 'consumer group (default tally-projector)',
+  help: `consumer group (default ${PROJECTOR_GROUP})`,
 } as const;
 const topic = {
   name: 'topic',

@@ -82,7 +82,7 @@ export async function consumersResetCommand(args: ParsedArgs, ctx: CliContext): 
     ),
     '',
     result.namespace !== null
-      ? `the projector's own offsets (tally:proj:{${result.namespace}}:offsets, active namespace) were set to the same positions: it resumes there`
+      ? `the projector's own offsets, stored with the active namespace ${result.namespace}, were set to the same positions: it resumes there`
       : group === PROJECTOR_GROUP
         ? 'no active projection namespace: only the Kafka group offsets were moved'
         : 'only the Kafka group offsets were moved',

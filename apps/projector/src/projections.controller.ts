@@ -2,8 +2,8 @@ import { Controller, Get, Logger, Query } from '@nestjs/common';
 import { ApiError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
 import {
   ProjectionCorruptError,
+  ProjectionNamespaces,
   ProjectionQueries,
-  ProjectionStore,
   type AuditView,
   type QueryResult,
   type TopKeysView,
@@ -23,7 +23,7 @@ const logger = new Logger('auth');
 @RequireAccess('query', { perTenant: true })
 export class ProjectionsController {
   constructor(
-    private readonly store: ProjectionStore,
+    private readonly namespaces: ProjectionNamespaces,
     private readonly queries: ProjectionQueries,
   ) {}
 
@@ -49,7 +49,7 @@ export class ProjectionsController {
   }
 
   private async namespace(requested: string | undefined): Promise<string> {
-    const namespace = await this.store.resolveNamespace(requested);
+    const namespace = await this.namespaces.resolve(requested);
     if (namespace !== null) return namespace;
     throw new ApiError(
       404,

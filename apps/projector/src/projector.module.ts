@@ -3,7 +3,7 @@ import { ConfigModule, type TallyConfig } from '@tally/config';
 import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
-import { ProjectionsModule, type ProjectorOptions } from '@tally/projections';
+import { PROJECTOR_GROUP, ProjectionsModule, type ProjectorOptions } from '@tally/projections';
 import { ProjectionsController } from './projections.controller';
 
 /** What the production wiring fixes and a test may replace (its own topics and group on a shared broker). */
@@ -21,10 +21,10 @@ export class ProjectorModule {
         ConfigModule.forRoot(config),
         ObservabilityModule.forRoot({ app: 'projector' }),
         HttpModule.forRoot(httpOptionsFrom(config)),
-        LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-projector' }),
+        LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: PROJECTOR_GROUP }),
         ProjectionsModule.forRoot({
           redis: config.redis,
-          groupId: 'tally-projector',
+          groupId: PROJECTOR_GROUP,
           topics: { usage: TOPICS.usage, decision: TOPICS.decision, deadLetter: TOPICS.deadLetter },
           topicSpecs: ledgerTopicSpecs({
             partitions: config.topicPartitions,

@@ -1,10 +1,10 @@
 import { TOPICS, type KafkaAdminPort, type ResetTarget } from '@tally/ledger';
-import { ACTIVE_NAMESPACE_KEY, offsetField, parseOffsetField, ProjectionKeys } from '@tally/projections';
+import { PROJECTOR_GROUP, ProjectionNamespaces } from '@tally/projections';
 import { OpsError } from './ops.error';
 import type { OpsRedis } from './redis-client';
 
-/** The projector's consumer group (DESIGN §4). */
-export const PROJECTOR_GROUP = 'tally-projector';
+/** The projector's consumer group: the projections lib owns the name. */
+export { PROJECTOR_GROUP };
 /** The topics the projector consumes. */
 export const PROJECTOR_TOPICS: readonly string[] = [TOPICS.usage, TOPICS.decision];
 
@@ -51,7 +51,7 @@ export interface ConsumersDeps {
   readonly admin: KafkaAdminPort;
   /** Needed only for the projector group (its offsets in Redis). */
   readonly redis?: OpsRedis;
-  /** The group whose offsets also live in Redis; default `tally-projector` (tests use their own). */
+  /** The group whose offsets also live in Redis; default `PROJECTOR_GROUP` (tests use their own). */
   readonly projectorGroup?: string;
 }
 
@@ -72,7 +72,7 @@ export async function consumersStatus(
   const projector = group === (deps.projectorGroup ?? PROJECTOR_GROUP);
   const { namespace, offsets, unavailable } = await storedOffsets(projector ? deps.redis : undefined);
   const partitions = lag.map((l): ConsumerPartition => {
-    const stored = offsets.get(offsetField(l.topic, l.partition)) ?? null;
+    const stored = offsets.get(partitionId(l.topic, l.partition)) ?? null;
     return {
       topic: l.topic,
       partition: l.partition,
@@ -138,10 +138,10 @@ export async function resetConsumers(
   if (group !== (deps.projectorGroup ?? PROJECTOR_GROUP) || deps.redis === undefined) {
     return { group, partitions, namespace: null, storedOffsetsWritten: 0 };
   }
-  const namespace = await deps.redis.get(ACTIVE_NAMESPACE_KEY);
+  const namespaces = new ProjectionNamespaces(deps.redis);
+  const namespace = await namespaces.active();
   if (namespace === null) return { group, partitions, namespace: null, storedOffsetsWritten: 0 };
-  const fields = partitions.flatMap((p) => [offsetField(p.topic, p.partition), p.offset]);
-  if (fields.length > 0) await deps.redis.hset(new ProjectionKeys(namespace).offsets(), ...fields);
+  await namespaces.storeOffsets(namespace, partitions);
   return { group, partitions, namespace, storedOffsetsWritten: partitions.length };
 }
 
@@ -159,12 +159,17 @@ async function storedOffsets(
 async function readStoredOffsets(
   redis: OpsRedis,
 ): Promise<{ namespace: string | null; offsets: Map<string, string> }> {
-  const namespace = await redis.get(ACTIVE_NAMESPACE_KEY);
+  const namespaces = new ProjectionNamespaces(redis);
+  const namespace = await namespaces.active();
   if (namespace === null) return { namespace: null, offsets: new Map() };
-  const raw = await redis.hgetall(new ProjectionKeys(namespace).offsets());
   const offsets = new Map<string, string>();
-  for (const [field, value] of Object.entries(raw)) {
-    if (parseOffsetField(field) !== null) offsets.set(field, value);
+  for (const o of await namespaces.storedOffsets(namespace)) {
+    offsets.set(partitionId(o.topic, o.partition), o.offset);
   }
   return { namespace, offsets };
+}
+
+/** A lookup key of this module's maps (not a Redis field). */
+function partitionId(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
 }

@@ -1,3 +1,14 @@
+/**
+ * @tally/ops: the CLI's commands (policy and token checks, replay, reconcile, reseed, simulate,
+ * consumers, projections), as functions `apps/cli` maps to argv and output.
+ *
+ * Does NOT own:
+ * - projection keys, namespaces, the active pointer, stored offsets or replay metadata
+ *   (`@tally/projections`: `ProjectionNamespaces`, `NamespaceReader`); it never builds a projection key.
+ * - the projector's group name (`PROJECTOR_GROUP` of `@tally/projections`, re-exported here).
+ * - the enforcement key layout and window maths (`@tally/engine`), the policy schema (`@tally/policy`).
+ * - Kafka clients and topics (`@tally/ledger`); argv parsing and output formats (`apps/cli`).
+ */
 export { loadOpsConfig, type OpsConfig, type OpsOverrides } from './ops-config';
 export { OpsError } from './ops.error';
 export { openRedis, redisNowMs, scanKeys, type OpsRedis } from './redis-client';

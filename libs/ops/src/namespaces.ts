@@ -1,81 +1,41 @@
-import { ACTIVE_NAMESPACE_KEY, NAMESPACES_KEY, ProjectionKeys, isValidNamespace } from '@tally/projections';
+import { NamespaceRefusedError, ProjectionNamespaces, type NamespaceInfo } from '@tally/projections';
 import { OpsError } from './ops.error';
-import { scanKeys, type OpsRedis } from './redis-client';
+import type { OpsRedis } from './redis-client';
 
 /**
- * Replay bookkeeping in a namespace's meta hash, beside what the projector's batch step keeps there
- * (`created`, `updated`, `events`): `replay` = running | complete, and the range the namespace
- * covers (`covered_from`, `covered_to`, epoch ms) so `reconcile` compares only what both sides hold.
+ * `tally projections list|switch|drop`. Namespaces are owned by `ProjectionNamespaces` (the
+ * projector calls the same class); these only turn its refusals into the CLI's exit-1 errors.
  */
-export const META_REPLAY = 'replay';
-export const META_COVERED_FROM = 'covered_from';
-export const META_COVERED_TO = 'covered_to';
-
-/** One row of `tally projections list`. */
-export interface NamespaceInfo {
-  readonly name: string;
-  readonly active: boolean;
-  readonly events: number;
-  /** Last write, ISO 8601; null before the first batch. */
-  readonly updated: string | null;
-  /** `running` while a replay writes it, `complete` after; absent for projector-made namespaces. */
-  readonly replay?: string;
-}
-
 export async function listNamespaces(redis: OpsRedis): Promise<NamespaceInfo[]> {
-  const [names, active] = await Promise.all([
-    redis.smembers(NAMESPACES_KEY),
-    redis.get(ACTIVE_NAMESPACE_KEY),
-  ]);
-  const rows: NamespaceInfo[] = [];
-  for (const name of names.filter(isValidNamespace).sort()) {
-    const meta = await redis.hgetall(new ProjectionKeys(name).meta());
-    const updated = Number(meta.updated);
-    rows.push({
-      name,
-      active: name === active,
-      events: Number(meta.events ?? 0),
-      updated:
-        Number.isFinite(updated) && meta.updated !== undefined ? new Date(updated).toISOString() : null,
-      ...(meta[META_REPLAY] === undefined ? {} : { replay: meta[META_REPLAY] }),
-    });
-  }
-  return rows;
+  return new ProjectionNamespaces(redis).list();
 }
 
+/** A registered namespace, or keys left by an interrupted drop: either way not free for a replay. */
 export async function namespaceExists(redis: OpsRedis, name: string): Promise<boolean> {
-  if ((await redis.sismember(NAMESPACES_KEY, name)) === 1) return true;
-  // Keys without registration (an interrupted drop) still make a namespace unusable as "fresh".
-  return (await redis.exists(new ProjectionKeys(name).meta(), new ProjectionKeys(name).offsets())) > 0;
+  return new ProjectionNamespaces(redis).exists(name);
 }
 
-/**
- * `tally projections switch`: points queries (and the projector, which follows the pointer) at
- * another namespace. A namespace whose replay has not completed is refused unless forced.
- */
+/** Points queries (and the projector) at another namespace; an incomplete replay only when forced. */
 export async function switchNamespace(
   redis: OpsRedis,
   name: string,
   force = false,
 ): Promise<{ previous: string | null; active: string }> {
-  if ((await redis.sismember(NAMESPACES_KEY, name)) !== 1) throw new OpsError(`no namespace ${name}`);
-  const replay = await redis.hget(new ProjectionKeys(name).meta(), META_REPLAY);
-  if (replay !== null && replay !== 'complete' && !force) {
-    throw new OpsError(`namespace ${name} is not complete (replay ${replay}); use --force to switch anyway`);
-  }
-  const previous = await redis.getset(ACTIVE_NAMESPACE_KEY, name);
-  return { previous, active: name };
+  return refusedAsOpsError(() => new ProjectionNamespaces(redis).switchTo(name, force));
 }
 
-/** `tally projections drop`: deletes every key of a namespace. The active one is refused. */
+/** Deletes every key of a namespace. The active one is refused. */
 export async function dropNamespace(redis: OpsRedis, name: string): Promise<{ keys: number }> {
-  if ((await redis.get(ACTIVE_NAMESPACE_KEY)) === name) {
-    throw new OpsError(`namespace ${name} is active; switch to another one first`);
+  return refusedAsOpsError(() => new ProjectionNamespaces(redis).drop(name));
+}
+
+export type { NamespaceInfo };
+
+async function refusedAsOpsError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof NamespaceRefusedError) throw new OpsError(error.message);
+    throw error;
   }
-  if (!(await namespaceExists(redis, name))) throw new OpsError(`no namespace ${name}`);
-  // Unregister first: a half-dropped namespace must not be listed as usable.
-  await redis.srem(NAMESPACES_KEY, name);
-  const keys = await scanKeys(redis, new ProjectionKeys(name).all());
-  for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
-  return { keys: keys.length };
 }

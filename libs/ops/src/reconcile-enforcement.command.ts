@@ -1,17 +1,8 @@
 import { allShardKeys, parseWindowKey } from '@tally/engine';
-import {
-  ACTIVE_NAMESPACE_KEY,
-  NO_TENANT_PART,
-  ProjectionKeys,
-  auditEntryFromMember,
-  decodeKeyPart,
-  readKeyUsageHash,
-  type AuditEntry,
-} from '@tally/projections';
+import { NamespaceReader, ProjectionNamespaces, type AuditEntry } from '@tally/projections';
 import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
 import { windowKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
-import { namespaceExists } from './namespaces';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
 import { redisNowMs, scanKeys, type OpsRedis } from './redis-client';
@@ -65,22 +56,30 @@ export async function reconcileEnforcement(
   if (options.policy !== undefined && !set.policies.some((p) => p.name === options.policy)) {
     throw new OpsError(`no policy named ${options.policy} in ${options.policiesFile}`, true);
   }
-  const namespace = options.namespace ?? (await redis.get(ACTIVE_NAMESPACE_KEY));
+  const namespaces = new ProjectionNamespaces(redis);
+  const namespace = options.namespace ?? (await namespaces.active());
   if (namespace === null) throw new OpsError('no active projection namespace; give --namespace');
-  if (!(await namespaceExists(redis, namespace))) throw new OpsError(`no namespace ${namespace}`, true);
+  if (!(await namespaces.exists(namespace))) throw new OpsError(`no namespace ${namespace}`, true);
   const nowMs = options.nowMs ?? (await redisNowMs(redis));
   const { compared, skipped } = comparedWindows(set, nowMs, options.policy);
 
   const comparison = new EnforcementComparison();
-  const projection = new ProjectionKeys(namespace);
+  const projection = new NamespaceReader(redis);
   for (const window of compared) {
     await readCounters(redis, window, options, comparison);
-    await readProjected(redis, projection, window, options.tenant, comparison);
+    const bucket = {
+      policy: window.policy.name,
+      granularity: window.granularity,
+      atMs: window.bucketStartMs,
+    };
+    for (const { tenant, key, cost } of await projection.keyCosts(namespace, bucket, options.tenant)) {
+      comparison.addProjected(window, tenant, key, cost);
+    }
   }
   const audit = new Map<string | null, AuditEntry[]>();
   const since = Math.min(nowMs, ...compared.map((w) => w.bucketStartMs));
   for (const tenant of comparison.tenantsToExplain()) {
-    audit.set(tenant, await auditSince(redis, projection, tenant, since));
+    audit.set(tenant, await projection.auditSince(namespace, tenant, since));
   }
   const pending = await Promise.all(allShardKeys(options.shards).map((s) => redis.xlen(s.outbox)));
   const differences = comparison.differences(audit);
@@ -122,48 +121,4 @@ async function readCounters(
       comparison.addCounter(window, parts.tenant, parts.key, hashes[j]);
     });
   }
-}
-
-async function readProjected(
-  redis: OpsRedis,
-  projection: ProjectionKeys,
-  window: ComparedWindow,
-  tenant: string | undefined,
-  comparison: EnforcementComparison,
-): Promise<void> {
-  const at = (t: string | null) =>
-    projection.keyUsage(t, window.policy.name, window.granularity, window.bucketStartMs);
-  let hashes: { tenant: string | null; key: string }[];
-  if (tenant !== undefined) {
-    hashes = [{ tenant, key: at(tenant) }];
-  } else {
-    // The contract's own key with the tenant part as a wildcard: `…:keys:*:<policy>:<gran>:<b>`.
-    const [head, tail] = at(null).split(`:keys:${NO_TENANT_PART}:`);
-    const found = await scanKeys(redis, `${head}:keys:*:${tail}`);
-    hashes = found.flatMap((key) => {
-      const part = key.slice(`${head}:keys:`.length, key.length - tail.length - 1);
-      const t = part === NO_TENANT_PART ? null : decodeKeyPart(part);
-      return part.includes(':') || (t === null && part !== NO_TENANT_PART) ? [] : [{ tenant: t, key }];
-    });
-  }
-  for (const { tenant: t, key } of hashes) {
-    for (const [policyKey, { cost }] of readKeyUsageHash(await redis.hgetall(key))) {
-      comparison.addProjected(window, t, policyKey, cost);
-    }
-  }
-}
-
-async function auditSince(
-  redis: OpsRedis,
-  projection: ProjectionKeys,
-  tenant: string | null,
-  sinceMs: number,
-): Promise<AuditEntry[]> {
-  const flat = await redis.zrangebyscore(projection.audit(tenant), sinceMs, '+inf', 'WITHSCORES');
-  const out: AuditEntry[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    const entry = auditEntryFromMember(flat[i], Number(flat[i + 1]));
-    if (entry !== null) out.push(entry);
-  }
-  return out;
 }

@@ -1,17 +1,13 @@
 import {
   diffProjections,
-  ProjectionKeys,
-  parseUsageKey,
-  readUsageHash,
-  usageCellId,
+  NamespaceReader,
+  ProjectionNamespaces,
   type Granularity,
   type ProjectionDifference,
-  type Totals,
   nextBucketStart,
 } from '@tally/projections';
-import { META_COVERED_FROM, META_COVERED_TO, namespaceExists } from './namespaces';
 import { OpsError } from './ops.error';
-import { scanKeys, type OpsRedis } from './redis-client';
+import type { OpsRedis } from './redis-client';
 
 export interface ReconcileOptions {
   readonly a: string;
@@ -43,19 +39,24 @@ export async function reconcileNamespaces(
   redis: OpsRedis,
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
+  const namespaces = new ProjectionNamespaces(redis);
   for (const ns of [options.a, options.b]) {
-    if (!(await namespaceExists(redis, ns))) throw new OpsError(`no namespace ${ns}`, true);
+    if (!(await namespaces.exists(ns))) throw new OpsError(`no namespace ${ns}`, true);
   }
-  const [coverA, coverB] = await Promise.all([coverage(redis, options.a), coverage(redis, options.b)]);
+  const [coverA, coverB] = await Promise.all([
+    namespaces.coverage(options.a),
+    namespaces.coverage(options.b),
+  ]);
   const fromMs = options.fromMs ?? maxDefined(coverA.from, coverB.from);
   const toMs = options.toMs ?? minDefined(coverA.to, coverB.to);
   const inRange = (granularity: Granularity, start: number): boolean =>
     (options.granularity === undefined || options.granularity === granularity) &&
     (fromMs === undefined || start >= fromMs) &&
     (toMs === undefined || nextBucketStart(start, granularity) <= toMs);
+  const reader = new NamespaceReader(redis);
   const [cellsA, cellsB] = await Promise.all([
-    usageCells(redis, options.a, inRange),
-    usageCells(redis, options.b, inRange),
+    reader.usageCells(options.a, inRange),
+    reader.usageCells(options.b, inRange),
   ]);
   const differences = diffProjections(cellsA, cellsB);
   return {
@@ -65,49 +66,6 @@ export async function reconcileNamespaces(
     to: toMs === undefined ? null : new Date(toMs).toISOString(),
     cells: new Set([...cellsA.keys(), ...cellsB.keys()]).size,
     differences,
-  };
-}
-
-async function usageCells(
-  redis: OpsRedis,
-  namespace: string,
-  inRange: (granularity: Granularity, start: number) => boolean,
-): Promise<Map<string, Totals>> {
-  const cells = new Map<string, Totals>();
-  const keys = (await scanKeys(redis, new ProjectionKeys(namespace).allUsage()))
-    .map((key) => ({ key, parts: parseUsageKey(key) }))
-    .filter((k) => k.parts !== null && inRange(k.parts.granularity, k.parts.start));
-  for (let i = 0; i < keys.length; i += 500) {
-    const chunk = keys.slice(i, i + 500);
-    const pipeline = redis.pipeline();
-    for (const { key } of chunk) pipeline.hgetall(key);
-    const replies = (await pipeline.exec()) ?? [];
-    chunk.forEach(({ parts }, j) => {
-      const [error, fields] = replies[j] ?? [null, {}];
-      if (error !== null || parts === null) return;
-      for (const [policy, totals] of readUsageHash(fields as Record<string, string>)) {
-        const id = usageCellId({
-          tenant: parts.tenant,
-          policy,
-          granularity: parts.granularity,
-          start: parts.start,
-        });
-        cells.set(id, totals);
-      }
-    });
-  }
-  return cells;
-}
-
-async function coverage(redis: OpsRedis, namespace: string): Promise<{ from?: number; to?: number }> {
-  const [from, to] = await redis.hmget(
-    new ProjectionKeys(namespace).meta(),
-    META_COVERED_FROM,
-    META_COVERED_TO,
-  );
-  return {
-    ...(from === null ? {} : { from: Number(from) }),
-    ...(to === null ? {} : { to: Number(to) }),
   };
 }
 

@@ -1,19 +1,6 @@
 import { TOPICS, nextOffset, type Ledger } from '@tally/ledger';
-import {
-  NAMESPACES_KEY,
-  ProjectionKeys,
-  ProjectionStore,
-  StepWriter,
-  offsetField,
-  sortBatch,
-} from '@tally/projections';
-import {
-  META_COVERED_FROM,
-  META_COVERED_TO,
-  META_REPLAY,
-  dropNamespace,
-  namespaceExists,
-} from './namespaces';
+import { ProjectionNamespaces, ProjectionStore, StepWriter, sortBatch } from '@tally/projections';
+import { dropNamespace } from './namespaces';
 import { OpsError } from './ops.error';
 import { ProgressMeter, throttled, type ProgressListener, type ProgressSnapshot } from './progress';
 import { redisNowMs, type OpsRedis } from './redis-client';
@@ -86,8 +73,8 @@ export async function replay(
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const { namespace } = options;
-  const keys = new ProjectionKeys(namespace);
-  if (await namespaceExists(deps.redis, namespace)) {
+  const namespaces = new ProjectionNamespaces(deps.redis);
+  if (await namespaces.exists(namespace)) {
     if (options.force !== true) {
       throw new OpsError(`namespace ${namespace} exists; choose a fresh one, or --force to replace it`, true);
     }
@@ -101,13 +88,7 @@ export async function replay(
   ];
   const coveredFrom = options.from === 'earliest' ? 0 : options.from;
   const coveredTo = options.to === 'latest' ? startedMs - TAIL_MARGIN_MS : options.to;
-  await deps.redis.sadd(NAMESPACES_KEY, namespace);
-  await deps.redis.hset(keys.meta(), {
-    created: startedMs,
-    [META_REPLAY]: 'running',
-    [META_COVERED_FROM]: coveredFrom,
-    [META_COVERED_TO]: coveredTo,
-  });
+  await namespaces.beginReplay(namespace, { startedMs, coveredFrom, coveredTo });
 
   const store = new ProjectionStore(deps.redis, {
     auditRetentionMs: options.auditRetentionMs,
@@ -145,8 +126,10 @@ export async function replay(
   progress.final(final);
   // Partitions with nothing in range still record where the range ends, so a projector switched
   // to this namespace resumes there rather than at the start of the topic.
-  await storeMissingOffsets(deps.redis, keys.offsets(), ranges);
-  await deps.redis.hset(keys.meta(), META_REPLAY, 'complete');
+  await namespaces.completeReplay(
+    namespace,
+    ranges.map((r) => ({ topic: r.topic, partition: r.partition, offset: r.end })),
+  );
   return {
     namespace,
     from: options.from === 'earliest' ? 'earliest' : new Date(options.from).toISOString(),
@@ -160,12 +143,4 @@ export async function replay(
     perSecond: Math.round(final.perSecond),
     offsets: ranges.map((r) => ({ topic: r.topic, partition: r.partition, start: r.start, end: r.end })),
   };
-}
-
-async function storeMissingOffsets(
-  redis: OpsRedis,
-  key: string,
-  ranges: readonly { topic: string; partition: number; end: string }[],
-): Promise<void> {
-  for (const r of ranges) await redis.hsetnx(key, offsetField(r.topic, r.partition), r.end);
 }

@@ -1,100 +1,63 @@
-export {
-  GRANULARITIES,
-  addBuckets,
-  bucketCount,
-  bucketStart,
-  isGranularity,
-  nextBucketStart,
-  type Granularity,
-} from './granularity';
-export {
-  DEFAULT_RANGE_BUCKETS,
-  MAX_RANGE_BUCKETS,
-  parseInstant,
-  parseUsageRange,
-  type BucketRange,
-  type Parsed,
-  type QueryError,
-} from './time-range';
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, bucketPage, parsePageSize, type BucketPage } from './bucket-pages';
-export { decodeCursor, encodeCursor } from './cursor';
-export { coverRange, type CoverBucket } from './range-cover';
-export { ZERO_TOTALS, isZeroTotals, mergeTotals, type Totals } from './totals';
-export {
-  DEFAULT_AUDIT_LIMIT,
-  MAX_AUDIT_LIMIT,
-  nextAuditCursor,
-  parseAuditQuery,
-  type AuditPosition,
-  type AuditQuery,
-} from './audit-query';
-export {
-  AUDIT_TYPES,
-  auditEntryFromMember,
-  auditMember,
-  type AuditEntry,
-  type AuditType,
-} from './audit-entry';
-export {
-  ACTIVE_NAMESPACE_KEY,
-  NAMESPACES_KEY,
-  NO_TENANT_PART,
-  ProjectionKeys,
-  bucketToken,
-  decodeKeyPart,
-  dedupTokenOf,
-  encodeKeyPart,
-  isValidNamespace,
-  offsetField,
-  parseBucketToken,
-  parseOffsetField,
-  parseUsageField,
-  parseUsageKey,
-  usageField,
-  type UsageKeyParts,
-  type UsageMetric,
-} from './projection-keys';
-export { readKeyUsageHash, readUsageHash } from './usage-hash';
-export { ALL_POLICIES, UNMATCHED_POLICY, foldEvents } from './fold-events';
-export type {
-  CellRoom,
-  DedupMark,
-  FoldContext,
-  FoldLimits,
-  ProjectionDelta,
-  RefusedIndex,
-  UsageIncrement,
-  UsageTotalIncrement,
-} from './projection-delta';
-export {
-  diffProjections,
-  parseUsageCellId,
-  usageCellId,
-  type ProjectionDifference,
-  type UsageCell,
-} from './diff-projections';
-export { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
-export { sortBatch, deadLetterOf, type Rejected, type SortedBatch } from './batch-records';
-export {
-  ProjectionStore,
-  type ApplyOutcome,
-  type PreparedStep,
-  type RefusalSink,
-  type RefusedEvent,
-  type StepEvents,
-} from './projection.store';
-export { StepWriter, type RefusedRecord, type StepHooks } from './step-writer';
-export { MAX_AGGREGATE } from './exact-counter';
-export { ProjectionQueries } from './projection.queries';
-export type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
-export { formatInstant, type UsageBucketView, type UsageView } from './usage-page';
-export { POLICY_KEY, POLICY_KEY_MESSAGE } from './policy-key-param';
-export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './top-keys-query';
-export type { KeyUsage } from './top-keys';
-export { ProjectionCorruptError, type CorruptUsage } from './projection-corrupt.error';
-export { createProjectionRedis } from './projection-redis';
-export type { ProjectionRedis } from './apply-batch.script';
+/**
+ * @tally/projections: the ledger folded into Redis read models, in five parts behind this one door.
+ *   fold/        pure folding of ledger events into usage, audit and dedup deltas (no I/O)
+ *   sink/        the Redis side: the key layout, apply-batch.lua and the atomic step store
+ *   runtime/     the projector: consumer-group member, batch handler, resume positions, step writer
+ *   queries/     the query API's reads (usage, audit, top keys) and their parameter rules
+ *   diff/        what reconcile compares (usage cells, per-key costs, audit) and the diff itself
+ *   namespaces/  the one owner of namespaces, the active pointer, stored offsets and replay metadata
+ *
+ * Does NOT own:
+ * - the event shapes and their validation (`@tally/events`): it folds what events define.
+ * - Kafka clients, topics and the dead-letter producer (`@tally/ledger`): it is handed them.
+ * - the HTTP surface of the query API (`apps/projector`): controllers and DTOs live there.
+ * - operator commands and their output (`@tally/ops`, `apps/cli`): they call `ProjectionNamespaces`,
+ *   `NamespaceReader` and `ProjectionStore`, and never build a projection key themselves.
+ * - the enforcement counters it is compared with (`@tally/engine`'s keys).
+ */
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
-export type { ProjectorOptions, ProjectorTopics } from './projector.options';
-export { Projector } from './projector.service';
-export { PROJECTION_CLOCK } from './projections.constants';
+export { PROJECTION_CLOCK, PROJECTOR_GROUP } from './projections.constants';
+export type { ProjectorOptions, ProjectorTopics } from './runtime/projector.options';
+export { Projector } from './runtime/projector.service';
+export { StepWriter } from './runtime/step-writer';
+export { sortBatch } from './runtime/batch-records';
+
+// Namespaces: the owner both the projector and the CLI call.
+export { ProjectionNamespaces } from './namespaces/projection-namespaces';
+export { NamespaceRefusedError } from './namespaces/namespace-refused.error';
+export type {
+  NamespaceCoverage,
+  NamespaceInfo,
+  ReplayStart,
+  StoredOffset,
+} from './namespaces/namespace-info';
+
+// The sink, and its Redis client.
+export { ProjectionStore, type RefusedEvent } from './sink/projection.store';
+export { createProjectionRedis } from './sink/projection-redis';
+export type { ProjectionRedis } from './sink/apply-batch.script';
+
+// Queries (the projector app's HTTP surface maps these).
+export { ProjectionQueries } from './queries/projection.queries';
+export type { AuditView, QueryResult } from './queries/query-views';
+export type { UsageView } from './queries/usage-page';
+export { MAX_TOP_KEYS_LIMIT, type TopKeysView } from './queries/top-keys-query';
+export { POLICY_KEY, POLICY_KEY_MESSAGE } from './queries/policy-key-param';
+export { ProjectionCorruptError } from './queries/projection-corrupt.error';
+
+// Diffs (reconcile).
+export { NamespaceReader, type KeyUsageBucket, type ProjectedKeyCost } from './diff/namespace.reader';
+export { diffProjections, type ProjectionDifference } from './diff/diff-projections';
+
+// Public types of the folded model.
+export { GRANULARITIES, isGranularity, nextBucketStart, type Granularity } from './fold/granularity';
+export type { AuditEntry } from './fold/audit-entry';
+export type { Totals } from './fold/totals';
+
+/**
+ * The Redis key layout, a contract: exported so tests (and the bench) can assert exact keys and
+ * values. Production code outside this lib calls the owners above instead.
+ */
+export { ProjectionKeys, dedupTokenOf } from './sink/projection-keys';
+export { readUsageHash } from './sink/usage-hash';
+export { UNMATCHED_POLICY } from './fold/fold-events';

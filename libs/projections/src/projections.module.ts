@@ -9,21 +9,22 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { HealthRegistry } from '@tally/observability';
-import type { ProjectionRedis } from './apply-batch.script';
-import { createProjectionRedis } from './projection-redis';
-import { ProjectionQueries } from './projection.queries';
-import { ProjectionStore } from './projection.store';
+import type { ProjectionRedis } from './sink/apply-batch.script';
+import { ProjectionNamespaces } from './namespaces/projection-namespaces';
+import { createProjectionRedis } from './sink/projection-redis';
+import { ProjectionQueries } from './queries/projection.queries';
+import { ProjectionStore } from './sink/projection.store';
 import { PROJECTION_CLOCK, PROJECTION_REDIS, PROJECTOR_OPTIONS } from './projections.constants';
-import { ProjectorBatchHandler } from './projector-batch.handler';
-import { ProjectorLag } from './projector.lag';
-import { ProjectorMetrics } from './projector.metrics';
+import { ProjectorBatchHandler } from './runtime/projector-batch.handler';
+import { ProjectorLag } from './runtime/projector.lag';
+import { ProjectorMetrics } from './runtime/projector.metrics';
 import {
   resolveProjectorOptions,
   type ProjectorOptions,
   type ResolvedProjectorOptions,
-} from './projector.options';
-import { ProjectorPositions } from './projector.positions';
-import { Projector } from './projector.service';
+} from './runtime/projector.options';
+import { ProjectorPositions } from './runtime/projector.positions';
+import { Projector } from './runtime/projector.service';
 
 export type ProjectionsModuleOptions =
   ProjectorOptions | { useFactory: (...deps: never[]) => ProjectorOptions; inject?: InjectionToken[] };
@@ -57,7 +58,7 @@ class ProjectorHealth implements OnModuleInit, OnApplicationShutdown {
 }
 
 /**
- * Projections: the Redis sink, the query reads, and (unless `consume: false`) the projector, a member
+ * Projections: the Redis sink, the namespaces, the query reads, and (unless `consume: false`) the projector, a member
  * of the consumer group that folds the ledger into the active namespace. Needs, from the importing
  * app: `LedgerModule.forRoot` and `ObservabilityModule.forRoot` (both global).
  */
@@ -89,6 +90,11 @@ export class ProjectionsModule {
           inject: [PROJECTION_REDIS, PROJECTOR_OPTIONS],
         },
         {
+          provide: ProjectionNamespaces,
+          useFactory: (redis: ProjectionRedis) => new ProjectionNamespaces(redis),
+          inject: [PROJECTION_REDIS],
+        },
+        {
           provide: ProjectionQueries,
           useFactory: (redis: ProjectionRedis, clock: () => number) => new ProjectionQueries(redis, clock),
           inject: [PROJECTION_REDIS, PROJECTION_CLOCK],
@@ -100,7 +106,7 @@ export class ProjectionsModule {
         ProjectorLag,
         ProjectorHealth,
       ],
-      exports: [ProjectionStore, ProjectionQueries, Projector],
+      exports: [ProjectionStore, ProjectionNamespaces, ProjectionQueries, Projector],
     };
   }
 }

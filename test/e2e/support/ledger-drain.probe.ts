@@ -6,7 +6,7 @@
  */
 import { allShardKeys } from '@tally/engine';
 import { TOPICS, type KafkaAdminPort } from '@tally/ledger';
-import { ACTIVE_NAMESPACE_KEY, ProjectionKeys, offsetField } from '@tally/projections';
+import { ProjectionNamespaces } from '@tally/projections';
 import { eventually } from '@tally/testing';
 import type { Redis } from 'ioredis';
 
@@ -41,13 +41,16 @@ export class DrainProbe {
   }
 
   async lag(): Promise<number> {
-    const namespace = await this.redis.get(ACTIVE_NAMESPACE_KEY);
-    const stored =
-      namespace === null ? {} : await this.redis.hgetall(new ProjectionKeys(namespace).offsets());
+    const namespaces = new ProjectionNamespaces(this.redis);
+    const namespace = await namespaces.active();
+    const stored = new Map<string, string>();
+    for (const o of namespace === null ? [] : await namespaces.storedOffsets(namespace)) {
+      stored.set(`${o.topic}/${o.partition}`, o.offset);
+    }
     let lag = 0;
     for (const topic of [TOPICS.usage, TOPICS.decision]) {
       for (const w of await this.admin.fetchTopicOffsets(topic)) {
-        const from = BigInt(stored[offsetField(topic, w.partition)] ?? w.low);
+        const from = BigInt(stored.get(`${topic}/${w.partition}`) ?? w.low);
         if (BigInt(w.high) > from) lag += Number(BigInt(w.high) - from);
       }
     }

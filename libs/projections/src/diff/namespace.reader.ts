@@ -1,0 +1,103 @@
+import { auditEntryFromMember, type AuditEntry } from '../fold/audit-entry';
+import type { Granularity } from '../fold/granularity';
+import type { Totals } from '../fold/totals';
+import type { ProjectionRedis } from '../sink/apply-batch.script';
+import { NO_TENANT_PART, ProjectionKeys, decodeKeyPart, parseUsageKey } from '../sink/projection-keys';
+import { scanKeys } from '../sink/scan-keys';
+import { readKeyUsageHash, readUsageHash } from '../sink/usage-hash';
+import { usageCellId } from './diff-projections';
+
+/** Hashes read per pipeline while scanning a namespace. */
+const READ_CHUNK = 500;
+
+/** The bucket of one enforcement window, whose per-key usage is compared with the counters. */
+export interface KeyUsageBucket {
+  readonly policy: string;
+  readonly granularity: Granularity;
+  /** Any instant inside the bucket. */
+  readonly atMs: number;
+}
+
+/** A policy key's cost in one bucket, as the projection holds it. */
+export interface ProjectedKeyCost {
+  readonly tenant: string | null;
+  readonly key: string;
+  readonly cost: number;
+}
+
+/**
+ * Whole-namespace reads for the offline comparisons (`tally reconcile`, `reconcile --enforcement`):
+ * SCAN-based, so operator tools only, never the query API. The key layout stays inside this lib.
+ */
+export class NamespaceReader {
+  constructor(private readonly redis: ProjectionRedis) {}
+
+  /** Every usage cell (`usageCellId` → totals) of a namespace whose bucket `inRange` accepts. */
+  async usageCells(
+    namespace: string,
+    inRange: (granularity: Granularity, start: number) => boolean,
+  ): Promise<Map<string, Totals>> {
+    const cells = new Map<string, Totals>();
+    const keys = (await scanKeys(this.redis, new ProjectionKeys(namespace).allUsage()))
+      .map((key) => ({ key, parts: parseUsageKey(key) }))
+      .filter((k) => k.parts !== null && inRange(k.parts.granularity, k.parts.start));
+    for (let i = 0; i < keys.length; i += READ_CHUNK) {
+      const chunk = keys.slice(i, i + READ_CHUNK);
+      const pipeline = this.redis.pipeline();
+      for (const { key } of chunk) pipeline.hgetall(key);
+      const replies = (await pipeline.exec()) ?? [];
+      chunk.forEach(({ parts }, j) => {
+        const [error, fields] = replies[j] ?? [null, {}];
+        if (error !== null || parts === null) return;
+        for (const [policy, totals] of readUsageHash(fields as Record<string, string>)) {
+          const id = usageCellId({
+            tenant: parts.tenant,
+            policy,
+            granularity: parts.granularity,
+            start: parts.start,
+          });
+          cells.set(id, totals);
+        }
+      });
+    }
+    return cells;
+  }
+
+  /** The per-key cost of one policy's bucket: of `tenant`, or of every tenant when undefined. */
+  async keyCosts(namespace: string, bucket: KeyUsageBucket, tenant?: string): Promise<ProjectedKeyCost[]> {
+    const projection = new ProjectionKeys(namespace);
+    const at = (t: string | null) => projection.keyUsage(t, bucket.policy, bucket.granularity, bucket.atMs);
+    let hashes: { tenant: string | null; key: string }[];
+    if (tenant !== undefined) {
+      hashes = [{ tenant, key: at(tenant) }];
+    } else {
+      // The contract's own key with the tenant part as a wildcard: `…:keys:*:<policy>:<gran>:<b>`.
+      const [head, tail] = at(null).split(`:keys:${NO_TENANT_PART}:`);
+      const found = await scanKeys(this.redis, `${head}:keys:*:${tail}`);
+      hashes = found.flatMap((key) => {
+        const part = key.slice(`${head}:keys:`.length, key.length - tail.length - 1);
+        const t = part === NO_TENANT_PART ? null : decodeKeyPart(part);
+        return part.includes(':') || (t === null && part !== NO_TENANT_PART) ? [] : [{ tenant: t, key }];
+      });
+    }
+    const out: ProjectedKeyCost[] = [];
+    for (const { tenant: t, key } of hashes) {
+      for (const [policyKey, { cost }] of readKeyUsageHash(await this.redis.hgetall(key))) {
+        out.push({ tenant: t, key: policyKey, cost });
+      }
+    }
+    return out;
+  }
+
+  /** A tenant's audit trail from `sinceMs` on (`null`: the tenant-less trail). */
+  async auditSince(namespace: string, tenant: string | null, sinceMs: number): Promise<AuditEntry[]> {
+    const key = new ProjectionKeys(namespace).audit(tenant);
+    const flat = await this.redis.zrangebyscore(key, sinceMs, '+inf', 'WITHSCORES');
+    const out: AuditEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const entry = auditEntryFromMember(flat[i], Number(flat[i + 1]));
+      if (entry !== null) out.push(entry);
+    }
+    return out;
+  }
+}

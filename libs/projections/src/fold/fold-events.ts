@@ -1,0 +1,350 @@
+import {
+  DECISION_EVENT_TYPE,
+  type DecisionEventV1,
+  type LedgerEvent,
+  type PolicyOutcomeV1,
+  type UsageEventV1,
+} from '@tally/events';
+import type { AuditEntry } from './audit-entry';
+import { MAX_AGGREGATE } from './exact-counter';
+import { bucketStart, GRANULARITIES } from './granularity';
+import type {
+  DedupMark,
+  FoldContext,
+  FoldLimits,
+  ProjectionDelta,
+  RefusedIndex,
+  UsageIncrement,
+  UsageTotalIncrement,
+} from './projection-delta';
+import { dedupTokenOf } from '../sink/projection-keys';
+import { roomFor } from './refusal-reasons';
+import { eventTimeMs } from './event-time';
+
+/**
+ * Usage of a decision no policy applied to. Policy names match `[a-z0-9]…`, so this cannot collide;
+ * it keeps such usage visible instead of letting it vanish from the projections.
+ */
+export const UNMATCHED_POLICY = '_unmatched';
+
+/**
+ * The per-tenant "all policies" aggregate, stored beside the policies in each `usage:` hash. A
+ * decision that two policies applied to charges each of them the full cost, so summing the policy
+ * fields would count it twice; this field counts every usage event once. Like `_unmatched`, it
+ * cannot collide with a policy name.
+ */
+export const ALL_POLICIES = '_all';
+
+/**
+ * Folds validated events into one delta. Usage comes from usage events only (the commercial ledger),
+ * the audit trail from decision events only, so a decision counted by both topics is never counted
+ * twice. Each policy of a usage event is charged the full cost: every one of its windows consumed it;
+ * the `ALL_POLICIES` aggregate is charged once per event, whatever the number of policies.
+ * Deterministic: the same events in the same order give the same delta (replays are comparable).
+ *
+ * Exact: no sum passes `MAX_AGGREGATE` (2^53 − 1), below which doubles add integers exactly. Events
+ * are taken one at a time, in order; one that would take a cell past it — or past the room
+ * `context.limits` leaves where the namespace already holds usage — is refused (`delta.refused`),
+ * and the events after it are still taken if they fit.
+ */
+export function foldEvents(events: Iterable<LedgerEvent>, context: FoldContext = {}): ProjectionDelta {
+  const folding = new EventFolding(context);
+  for (const event of events) folding.add(event);
+  return folding.delta();
+}
+
+/**
+ * `foldEvents` one event at a time: `cells` tells how much a step would write so far, so a writer
+ * can cut steps by their Redis cost rather than by a count of events.
+ */
+export class EventFolding {
+  private readonly seen = new Set<string>();
+  // Usage is summed in nested maps (tenant → policy → key → slot) instead of maps keyed by built
+  // strings: a batch of thousands of events then builds no id string per event and granularity. The
+  // lists keep creation order, so the delta (and the script arguments) stay what they always were.
+  private readonly keySlots = new Map<string | null, Map<string, Map<string, KeySlot>>>();
+  private readonly totalSlots = new Map<string | null, Map<string, BucketSlot<UsageTotalIncrement>>>();
+  private readonly usage: Mutable<UsageIncrement>[] = [];
+  private readonly totals: Mutable<UsageTotalIncrement>[] = [];
+  private readonly audit: AuditEntry[] = [];
+  private readonly versions = new Map<string, number>();
+  private readonly dedup: DedupMark[] = [];
+  private readonly refused: RefusedIndex[] = [];
+  private readonly starts = new BucketStarts();
+  private applied = 0;
+  private duplicates = 0;
+  private added = 0;
+  /** Cost of the usage folded so far: while it stays ≤ MAX_AGGREGATE no cell can pass it, unchecked. */
+  private costSum = 0;
+
+  constructor(private readonly context: FoldContext = {}) {}
+
+  /**
+   * What the step of the delta writes: a field per policy key (cost and count in one), two per
+   * policy total, a token per event, a row per audit entry. Redis time of a step grows with it,
+   * whatever the event count.
+   */
+  get cells(): number {
+    return this.usage.length + 2 * this.totals.length + this.dedup.length + this.audit.length;
+  }
+
+  add(event: LedgerEvent): void {
+    const index = this.added++;
+    const token = dedupTokenOf(event);
+    if (this.seen.has(token) || this.context.isApplied?.(token) === true) {
+      this.duplicates++;
+      return;
+    }
+    this.seen.add(token);
+    if (this.context.isRefused?.(token) === true) return;
+    const timeMs = eventTimeMs(event.time);
+    const refusal = this.refusalOf(event, timeMs);
+    if (refusal !== undefined) {
+      this.refused.push({ index, reason: refusal });
+      return;
+    }
+    this.dedup.push({ token, timeMs });
+    this.applied++;
+    if (event.type === DECISION_EVENT_TYPE) this.addDecision(event, timeMs);
+    else this.addUsage(event, timeMs);
+  }
+
+  delta(): ProjectionDelta {
+    const known = this.context.knownPolicySetVersions;
+    const fresh = [...this.versions].filter(([version]) => known?.has(version) !== true);
+    const reloads = fresh.map(([version, firstSeenMs]): AuditEntry => ({
+      id: `policy_reload:${version}`,
+      timeMs: firstSeenMs,
+      type: 'policy_reload',
+      count: 1,
+      selectors: {},
+      policySetVersion: version,
+    }));
+    return {
+      usage: this.usage,
+      usageTotals: this.totals,
+      audit: [...this.audit, ...reloads],
+      policySetVersions: fresh.map(([version, firstSeenMs]) => ({ version, firstSeenMs })),
+      dedup: this.dedup,
+      applied: this.applied,
+      duplicates: this.duplicates,
+      refused: this.refused,
+    };
+  }
+
+  /** Why the event cannot be taken, checked only where it could matter; undefined when it can. */
+  private refusalOf(event: LedgerEvent, timeMs: number): string | undefined {
+    const limits = this.context.limits;
+    if (event.type === DECISION_EVENT_TYPE)
+      return limits === undefined ? undefined : decisionRefusal(event, timeMs, limits);
+    // With no limit known and the step's whole cost within MAX_AGGREGATE (every step of a real
+    // workload), no cell can pass it: the fold's hot path pays one comparison.
+    if (limits === undefined && this.costSum + event.data.cost <= MAX_AGGREGATE) return undefined;
+    return this.usageRefusal(event, timeMs, limits);
+  }
+
+  /**
+   * Why a usage event cannot be added: a cell it charges would pass its room — `MAX_AGGREGATE`
+   * minus what the namespace stores there (`limits`, else 0) minus what earlier events of the step
+   * put there — or is refused outright. Undefined when every cell takes it.
+   */
+  private usageRefusal(event: UsageEventV1, timeMs: number, limits?: FoldLimits): string | undefined {
+    const dedup = limits?.dedupRefusal(timeMs);
+    if (dedup !== undefined) return dedup;
+    const tenant = tenantOf(event.data);
+    const limited = limits?.touches(tenant) === true ? limits : undefined;
+    const { cost } = event.data;
+    const starts = this.starts.of(timeMs);
+    const policies = policiesOf(event.data);
+    for (let g = 0; g < GRANULARITIES.length; g++) {
+      const granularity = GRANULARITIES[g];
+      const start = starts[g];
+      for (const policy of [ALL_POLICIES, ...policies.map((p) => p.name)]) {
+        const cell = { tenant, policy, granularity, start };
+        const used = this.totalSlots.get(tenant)?.get(policy)?.buckets[g].get(start);
+        const why = roomFor(cell, limited?.totalRoom(tenant, policy, granularity, start), used, cost);
+        if (why !== undefined) return why;
+      }
+      for (const { name: policy, key } of policies) {
+        const cell = { tenant, policy, key, granularity, start };
+        const used = this.keySlots.get(tenant)?.get(policy)?.get(key)?.buckets[g].get(start);
+        const why = roomFor(cell, limited?.keyRoom(tenant, policy, key, granularity, start), used, cost);
+        if (why !== undefined) return why;
+      }
+    }
+    return undefined;
+  }
+
+  private addUsage(event: UsageEventV1, timeMs: number): void {
+    const { cost } = event.data;
+    this.costSum += cost;
+    const tenant = tenantOf(event.data);
+    const policies = policiesOf(event.data);
+    const starts = this.starts.of(timeMs);
+    this.bumpTotals(this.totalSlot(tenant, ALL_POLICIES), starts, cost);
+    for (const { name: policy, key } of policies) {
+      this.bumpTotals(this.totalSlot(tenant, policy), starts, cost);
+      const slot = this.keySlot(tenant, policy, key);
+      for (let g = 0; g < GRANULARITIES.length; g++) {
+        const start = starts[g];
+        const buckets = slot.buckets[g];
+        let entry = buckets.get(start);
+        if (entry === undefined) {
+          entry = {
+            tenant,
+            policy,
+            key,
+            granularity: GRANULARITIES[g],
+            start,
+            cost: 0,
+            count: 0,
+          };
+          buckets.set(start, entry);
+          this.usage.push(entry);
+        }
+        entry.cost += cost;
+        entry.count += 1;
+      }
+    }
+  }
+
+  private bumpTotals(slot: BucketSlot<UsageTotalIncrement>, starts: readonly number[], cost: number): void {
+    for (let g = 0; g < GRANULARITIES.length; g++) {
+      const start = starts[g];
+      const buckets = slot.buckets[g];
+      let entry = buckets.get(start);
+      if (entry === undefined) {
+        const granularity = GRANULARITIES[g];
+        entry = { tenant: slot.tenant, policy: slot.policy, granularity, start, cost: 0, count: 0 };
+        buckets.set(start, entry);
+        this.totals.push(entry);
+      }
+      entry.cost += cost;
+      entry.count += 1;
+    }
+  }
+
+  private totalSlot(tenant: string | null, policy: string): BucketSlot<UsageTotalIncrement> {
+    let byPolicy = this.totalSlots.get(tenant);
+    if (byPolicy === undefined)
+      this.totalSlots.set(tenant, (byPolicy = new Map<string, BucketSlot<UsageTotalIncrement>>()));
+    let slot = byPolicy.get(policy);
+    if (slot === undefined) byPolicy.set(policy, (slot = { tenant, policy, buckets: bucketMaps() }));
+    return slot;
+  }
+
+  private keySlot(tenant: string | null, policy: string, key: string): KeySlot {
+    let byPolicy = this.keySlots.get(tenant);
+    if (byPolicy === undefined)
+      this.keySlots.set(tenant, (byPolicy = new Map<string, Map<string, KeySlot>>()));
+    let byKey = byPolicy.get(policy);
+    if (byKey === undefined) byPolicy.set(policy, (byKey = new Map<string, KeySlot>()));
+    let slot = byKey.get(key);
+    if (slot === undefined) byKey.set(key, (slot = { tenant, policy, buckets: bucketMaps() }));
+    return slot;
+  }
+
+  private addDecision(event: DecisionEventV1, timeMs: number): void {
+    const { data } = event;
+    const version = data.policy_set_version;
+    const firstSeen = this.versions.get(version);
+    if (firstSeen === undefined || timeMs < firstSeen) this.versions.set(version, timeMs);
+    // Most decisions are allowed and were counted by every policy: nothing for the audit trail.
+    if (data.outcome === 'allowed' && !data.policies.some(wouldDenyInShadow)) return;
+
+    const row = {
+      id: event.id,
+      timeMs,
+      ...(typeof data.tenant === 'string' ? { tenant: data.tenant } : {}),
+      count: data.count,
+      selectors: data.selectors,
+      policySetVersion: version,
+    };
+    const withPolicy = (policy: string | undefined) => (policy === undefined ? {} : { policy });
+    if (data.outcome === 'denied') {
+      const policy =
+        data.policies.find((p) => p.mode === 'enforce' && exhausted(p) !== undefined) ?? data.policies[0];
+      this.audit.push({ ...row, type: 'denied', ...withPolicy(policy?.name), ...reasonOf(data.reason) });
+    }
+    if (data.outcome === 'degraded') {
+      const policy = data.policies[0];
+      this.audit.push({
+        ...row,
+        type: 'degraded',
+        ...withPolicy(policy?.name),
+        ...reasonOf(data.degraded_cause),
+      });
+    }
+    for (const policy of data.policies) {
+      const window = policy.mode === 'shadow' ? exhausted(policy) : undefined;
+      if (window === undefined) continue;
+      const reason = window.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted';
+      this.audit.push({ ...row, type: 'would_deny', policy: policy.name, reason });
+    }
+  }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** One (tenant, policy) aggregate: a bucket map per granularity, indexed like `GRANULARITIES`. */
+interface BucketSlot<T> {
+  readonly tenant: string | null;
+  readonly policy: string;
+  readonly buckets: Map<number, Mutable<T>>[];
+}
+
+type KeySlot = BucketSlot<UsageIncrement>;
+
+const UNMATCHED: readonly { name: string; key: string }[] = [{ name: UNMATCHED_POLICY, key: '' }];
+
+/** Consumers accept null for absent optional fields (class-validator's @IsOptional does). */
+function tenantOf(data: { readonly tenant?: string | null }): string | null {
+  return typeof data.tenant === 'string' ? data.tenant : null;
+}
+
+function policiesOf(data: UsageEventV1['data']): readonly { name: string; key: string }[] {
+  return data.policies.length > 0 ? data.policies : UNMATCHED;
+}
+
+/** Why a decision event cannot be applied: its hour's dedup set, or its audit rows' set, is unusable. */
+function decisionRefusal(event: DecisionEventV1, timeMs: number, limits: FoldLimits): string | undefined {
+  const dedup = limits.dedupRefusal(timeMs);
+  if (dedup !== undefined) return dedup;
+  const { data } = event;
+  const rows = data.outcome !== 'allowed' || data.policies.some(wouldDenyInShadow);
+  return rows ? limits.auditRefusal(tenantOf(data)) : undefined;
+}
+
+function bucketMaps<T>(): Map<number, T>[] {
+  return GRANULARITIES.map(() => new Map<number, T>());
+}
+
+/**
+ * The bucket starts of every granularity for an instant, remembered per minute: the events of a
+ * batch mostly share a few minutes, and the month start (a Date per call) is the costly one.
+ */
+class BucketStarts {
+  private minute = Number.NaN;
+  private starts: readonly number[] = [];
+
+  of(timeMs: number): readonly number[] {
+    const minute = bucketStart(timeMs, 'minute');
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.starts = GRANULARITIES.map((granularity) => bucketStart(timeMs, granularity));
+    }
+    return this.starts;
+  }
+}
+
+function wouldDenyInShadow(policy: PolicyOutcomeV1): boolean {
+  return policy.mode === 'shadow' && exhausted(policy) !== undefined;
+}
+
+function exhausted(policy: PolicyOutcomeV1) {
+  return policy.windows.find((window) => window.would_deny === true);
+}
+
+function reasonOf(reason: string | undefined): { reason?: string } {
+  return typeof reason === 'string' ? { reason } : {};
+}

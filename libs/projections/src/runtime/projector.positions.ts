@@ -1,0 +1,132 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { KAFKA_ADMIN, type Assignment, type KafkaAdminPort, type LedgerConsumer } from '@tally/ledger';
+import { offsetField } from '../sink/projection-keys';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
+
+/**
+ * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to
+ * the active namespace, never Kafka's committed offset. A partition the namespace never stored an
+ * offset for starts at its earliest retained record, so a new (or lost) namespace is rebuilt in full.
+ * Batches fetched before these seeks take effect are stale and dropped (see ProjectorBatchHandler).
+ */
+@Injectable()
+export class ProjectorPositions {
+  private readonly logger = new Logger('Projector');
+  private namespace = '';
+  private assignment: Assignment = {};
+  private consumer?: LedgerConsumer;
+  private restored: Promise<boolean> = Promise.resolve(false);
+  private failed = false;
+  private seeks = 0;
+
+  constructor(
+    private readonly namespaces: ProjectionNamespaces,
+    @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
+  ) {}
+
+  /**
+   * The namespace batches go to, whether positions for it are restored (await it), and the
+   * generation of the positions: it changes with every restore, so a batch taken under an older
+   * one was fetched before a seek and must not be applied.
+   */
+  current(): {
+    readonly namespace: string;
+    readonly restored: Promise<boolean>;
+    readonly generation: number;
+  } {
+    // A failed restore (Redis or Kafka blip) is retried by the next batch that asks.
+    if (this.failed) this.restore();
+    return { namespace: this.namespace, restored: this.restored, generation: this.seeks };
+  }
+
+  get generation(): number {
+    return this.seeks;
+  }
+
+  /**
+   * Seeks every assigned partition back to the offsets stored in Redis: after a failed step, the
+   * consumer has read past records that were never applied.
+   */
+  resync(): void {
+    if (this.consumer !== undefined) this.restore();
+  }
+
+  /** Kafka's commits follow the offsets steps stored (visibility only: lag for the group tools). */
+  async commit(offsets: readonly { topic: string; partition: number; nextOffset: string }[]): Promise<void> {
+    await this.consumer?.commitOffsets(
+      offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.nextOffset })),
+    );
+  }
+
+  get activeNamespace(): string {
+    return this.namespace;
+  }
+
+  get partitions(): number {
+    return Object.values(this.assignment).reduce((n, list) => n + list.length, 0);
+  }
+
+  useNamespace(namespace: string): void {
+    this.namespace = namespace;
+  }
+
+  /** After every group join: this member's partitions, each sought to its stored offset. */
+  assigned(consumer: LedgerConsumer, assignment: Assignment): void {
+    this.consumer = consumer;
+    this.assignment = assignment;
+    this.restore();
+  }
+
+  /** `tally projections switch` moved the pointer: write into the new namespace from its own offsets. */
+  async followActiveNamespace(): Promise<void> {
+    const active = await this.namespaces.active();
+    if (active === null || active === this.namespace || this.namespace === '') return;
+    this.logger.log(`active namespace is now ${active} (was ${this.namespace}); resuming from its offsets`);
+    this.namespace = active;
+    if (this.consumer !== undefined) this.restore();
+  }
+
+  private restore(): void {
+    this.failed = false;
+    this.seeks++;
+    const { consumer, namespace, assignment } = this;
+    this.restored = this.seekAll(consumer, namespace, assignment).then(
+      () => true,
+      (error: unknown) => {
+        this.failed = true;
+        this.logger.warn(`could not restore partition positions from ${namespace}: ${String(error)}`);
+        return false;
+      },
+    );
+  }
+
+  private async seekAll(
+    consumer: LedgerConsumer | undefined,
+    namespace: string,
+    assignment: Assignment,
+  ): Promise<void> {
+    if (consumer === undefined) throw new Error('no consumer yet');
+    const stored = await this.namespaces.offsets(namespace);
+    const resumed: string[] = [];
+    const commits: { topic: string; partition: number; offset: string }[] = [];
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      const missing = partitions.filter((p) => !stored.has(offsetField(topic, p)));
+      const earliest = new Map<number, string>();
+      if (missing.length > 0) {
+        for (const o of await this.admin.fetchTopicOffsets(topic)) earliest.set(o.partition, o.low);
+      }
+      for (const partition of partitions) {
+        const own = stored.get(offsetField(topic, partition));
+        const offset = own ?? earliest.get(partition) ?? '0';
+        consumer.seek(topic, partition, offset);
+        if (own !== undefined) commits.push({ topic, partition, offset: own });
+        resumed.push(`${topic}/${partition}@${offset}`);
+      }
+    }
+    this.logger.log(`namespace ${namespace}: resuming ${resumed.join(' ') || 'no partitions'}`);
+    // Kafka's commits follow Redis, so group lag is true also for partitions with nothing new to read.
+    await consumer.commitOffsets(commits).catch((error: unknown) => {
+      this.logger.warn(`committing the restored offsets to Kafka failed: ${String(error)}`);
+    });
+  }
+}
