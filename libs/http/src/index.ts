@@ -27,6 +27,16 @@ export {
 } from './token.store';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
+export { compileSchemaCheck, type SchemaCheck } from './schema-validator';
+export { HTTP_STATUS_OF, type DecisionHttpStatus } from './decision-status';
+export {
+  buildOpenApi,
+  type HttpMethod,
+  type OpenApiSpec,
+  type OperationSpec,
+  type ResponseSpec,
+} from './openapi';
+export { renderOpenApiMarkdown } from './openapi-markdown';
 export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
 export { MAX_JSON_DEPTH } from './json-depth';
