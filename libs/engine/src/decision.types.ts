@@ -2,7 +2,7 @@ import type { DenyReason } from '@tally/events';
 import type { DecisionBody, DecisionKind, DecisionPolicy, RateLimitBinding } from '@tally/api-contract';
 
 /**
- * A decision request as the transports hand it over: shape-checked by the HTTP DTO (or the gRPC
+ * A decision request as the transports hand it over: shape-checked by the contract's JSON Schema (or the gRPC
  * mapper), values not yet trusted. The engine normalizes and validates every field itself.
  */
 export interface DecisionRequest {

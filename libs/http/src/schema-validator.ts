@@ -53,7 +53,7 @@ function messageOf(error: ErrorObject): string {
     ?.errorMessage;
   if (typeof own === 'string') return own;
   if (own?.[error.keyword] !== undefined) return own[error.keyword];
-  const subject = error.instancePath.split('/').pop();
+  const subject = propertyOf(error.instancePath.split('/').pop() ?? '');
   return subject ? `${subject} ${error.message ?? 'is invalid'}` : (error.message ?? 'is invalid');
 }
 
@@ -61,8 +61,13 @@ function messageOf(error: ErrorObject): string {
 function pathOf(base: string, pointer: string): string {
   let path = base;
   if (pointer === '') return path;
-  for (const raw of pointer.slice(1).split('/')) path = at(path, raw.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (const raw of pointer.slice(1).split('/')) path = at(path, propertyOf(raw));
   return path;
+}
+
+/** One JSON Pointer token back to the property name. */
+function propertyOf(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 function at(parent: string, key: string): string {
