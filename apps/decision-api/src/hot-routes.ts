@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { rateLimitHeaders, type DecisionBody } from '@tally/api-contract';
+import { rateLimitHeaders, type BatchRefusedItem, type DecisionBody, type Wire } from '@tally/api-contract';
 import { type Decision, type DecisionRequest, type DecisionService } from '@tally/engine';
 import {
   accessConfig,
@@ -91,8 +91,8 @@ function tenantOf(request: DecisionRequest): unknown {
   return (request.selectors as Record<string, unknown>).tenant;
 }
 
-/** A batch item answered without deciding it: its own 400 or 403 result. */
-type RefusedItem = ErrorBody & { status: 400 | 403; allowed: false };
+/** A batch item answered without deciding it: its own 400 or 403 result (the contract's shape). */
+type RefusedItem = Wire<BatchRefusedItem>;
 
 function isRefused(item: DecisionRequest | RefusedItem): item is RefusedItem {
   return 'status' in item;
