@@ -20,6 +20,8 @@ let sut: DecisionApiHarness;
 beforeAll(async () => {
   sut = await DecisionApiHarness.start({
     redisUrl: inject('redisUrl'),
+    // every answer below is also checked against the served OpenAPI document
+    contract: true,
     env: { TALLY_BODY_LIMIT_BYTES: String(BODY_LIMIT) },
     policies: `
 policies:

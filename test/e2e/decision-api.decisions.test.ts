@@ -13,6 +13,7 @@ import {
   ULID,
   type DecisionBody,
 } from './support/decision-api.harness';
+import { OpenApiContract } from './support/openapi-contract';
 
 const run = uniqueName('e2e-dec');
 const P = {
@@ -59,7 +60,7 @@ let sut: DecisionApiHarness;
 const tenant = (): string => uniqueName('acme');
 
 beforeAll(async () => {
-  sut = await DecisionApiHarness.start({ redisUrl: inject('redisUrl'), policies: POLICIES });
+  sut = await DecisionApiHarness.start({ redisUrl: inject('redisUrl'), policies: POLICIES, contract: true });
 });
 afterAll(async () => {
   await sut.close();
@@ -409,6 +410,29 @@ describe(DecisionApiModule.name, () => {
       expect(text).toMatch(/^tally_breaker_state\{app="decision-api"\} 0$/m);
       // Labels are policy names and fixed vocabularies, never a selector value.
       expect(text).not.toContain('acme-');
+    });
+  });
+
+  describe('GET /openapi.json', () => {
+    it('serves the OpenAPI 3.1 document without a token, and the answers above were held to it', async () => {
+      const res = await sut.call<{ openapi: string; paths: Record<string, unknown> }>(
+        'GET',
+        '/openapi.json',
+        {
+          token: null,
+        },
+      );
+      const contract = await OpenApiContract.fetch(sut.baseUrl);
+
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(Object.keys(res.body.paths)).toContain('/v1/decisions');
+      // the checker the harness applies to every answer of this suite refuses what the document does not allow
+      expect(contract.problems('post', '/v1/decisions', 200, { allowed: 'yes' })).not.toEqual([]);
+      expect(contract.problems('post', '/v1/decisions', 418, {})).toEqual([
+        'post /v1/decisions 418: status not documented',
+      ]);
+      expect(contract.templateOf('GET', '/v1/policies/p1/state?tenant=a')).toBe('/v1/policies/{name}/state');
     });
   });
 });

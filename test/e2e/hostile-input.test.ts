@@ -29,6 +29,7 @@ import {
   validRequest,
   type HostileCase,
 } from './support/hostile.arbitraries';
+import { OpenApiContract } from './support/openapi-contract';
 import { rawRequest } from './support/raw-http';
 
 const ROOT = resolve(__dirname, '../..');
@@ -61,6 +62,8 @@ const logs: string[] = [];
 /** Every answer's status line, headers and body, for the leak check. */
 const answers: string[] = [];
 let sent = 0;
+/** The API's served OpenAPI document: every answer of a documented operation must conform to it. */
+let contract: OpenApiContract;
 
 beforeAll(async () => {
   redis = await PrivateRedis.start();
@@ -100,6 +103,7 @@ beforeAll(async () => {
     { timeoutMs: 60_000, intervalMs: 100 },
   );
   if (!ready) throw new Error(`decision-api did not get ready: ${logs.join('').slice(-2000)}`);
+  contract = await OpenApiContract.fetch(`http://127.0.0.1:${port}`);
 }, 240_000);
 
 afterAll(async () => {
@@ -150,6 +154,8 @@ async function send(c: HostileCase): Promise<{ status: number; text: string; jso
   } catch {
     json = undefined;
   }
+  const template = contract.templateOf(c.method, c.path);
+  if (template !== undefined) contract.expectConforms(c.method, template, { status: res.status, body: json });
   return { status: res.status, text, json };
 }
 

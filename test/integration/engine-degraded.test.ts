@@ -145,7 +145,7 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
     expect(decided.every((d) => d.allowed && d.degraded && d.degraded_cause === 'backend_unavailable')).toBe(
       true,
     );
-    expect(refused.map((d) => d.status)).toEqual([503, 503]);
+    expect(refused.map((d) => d.kind)).toEqual(['unavailable', 'unavailable']);
     expect(peek).toMatchObject({ allowed: true, degraded: true });
     const N = decided.length;
     expect(N).toBe(15);

@@ -77,11 +77,11 @@ describe(`${DecisionService.name} when Redis fails`, () => {
         allowed: true,
         degraded: true,
         degraded_cause: 'backend_timeout',
-        status: 200,
+        kind: 'allowed',
       });
       expect(refused).toMatchObject({
         allowed: false,
-        status: 503,
+        kind: 'unavailable',
         reason: 'backend_timeout',
         code: 'backend.timeout',
       });
@@ -122,7 +122,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
     expect(degraded).toMatchObject({ allowed: true, degraded: true, degraded_cause: 'backend_unavailable' });
     expect(refused).toMatchObject({
       allowed: false,
-      status: 503,
+      kind: 'unavailable',
       reason: 'backend_unavailable',
       code: 'backend.unavailable',
     });
@@ -131,7 +131,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
     expect(breakerStates).toEqual(['open']);
     expect(engine.health()).toMatchObject({ status: 'unavailable', breaker: 'open' });
     const started = performance.now();
-    expect(await ask(closed)).toMatchObject({ status: 503, reason: 'backend_unavailable' });
+    expect(await ask(closed)).toMatchObject({ kind: 'unavailable', reason: 'backend_unavailable' });
     expect(performance.now() - started).toBeLessThan(50);
     expect(new Set(backendErrors)).toEqual(new Set(['backend_unavailable']));
 
@@ -139,7 +139,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
     await server.restart();
     // then a probe after the cooldown closes the breaker and decisions are exact again
     await eventually(
-      async () => (await ask(closed)).status === 200,
+      async () => (await ask(closed)).kind === 'allowed',
       (ok) => ok,
       POLL,
     );

@@ -128,7 +128,7 @@ describe(DecisionService.name, () => {
     const decision = await sut.decide({ selectors: { principal: 'p' }, cost: 1 });
     expect(decision).toMatchObject({
       allowed: true,
-      status: 200,
+      kind: 'allowed',
       policies: [{ name, windows: [{ remaining: 4 }] }],
     });
     const lua = readFileSync(resolve(__dirname, '../../libs/engine/src/lua/decide.lua'), 'utf8');
@@ -192,7 +192,7 @@ describe(DecisionService.name, () => {
       Array.from({ length: 500 }, () => sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 })),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
-    expect(decisions.filter((d) => d.status === 429)).toHaveLength(400);
+    expect(decisions.filter((d) => d.kind === 'denied')).toHaveLength(400);
     const allowedIds = new Set(decisions.filter((d) => d.allowed).map((d) => d.decision_id));
     expect(await outboxEntriesOf(allowedIds)).toHaveLength(100);
   });
@@ -273,7 +273,7 @@ describe(DecisionService.name, () => {
     expect(await outboxEntriesOf(new Set([first.decision_id]))).toHaveLength(1);
 
     const conflict = await sut.decide({ selectors: sel, cost: 4, idempotency_key: 'b-77' });
-    expect(conflict).toMatchObject({ allowed: false, status: 409, code: 'idempotency.conflict' });
+    expect(conflict).toMatchObject({ allowed: false, kind: 'conflict', code: 'idempotency.conflict' });
     expect((await sut.decide({ selectors: sel, cost: 0 })).policies[0].windows[0].remaining).toBe(7);
   });
 
@@ -309,7 +309,7 @@ describe(DecisionService.name, () => {
     for (const idempotency_key of ['k\ud800', 'k\ud801', 'k\u0000', 'a b']) {
       expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key })).toMatchObject({
         allowed: false,
-        status: 400,
+        kind: 'invalid',
         code: 'idempotency_key.invalid',
       });
     }
@@ -323,11 +323,11 @@ describe(DecisionService.name, () => {
     fixedNow = Date.UTC(2026, 10, 30, 9, 0, 0);
     await sut.decide({ selectors: sel, cost: 2 });
     expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key: 'k' })).toMatchObject({
-      status: 429,
+      kind: 'denied',
     });
     fixedNow += 60_000;
     expect(await sut.decide({ selectors: sel, cost: 1, idempotency_key: 'k' })).toMatchObject({
-      status: 200,
+      kind: 'allowed',
       replayed: false,
     });
   });
@@ -385,7 +385,7 @@ describe(DecisionService.name, () => {
       cost: 0,
       idempotency_key: 'peek',
     });
-    expect(decision).toMatchObject({ allowed: true, status: 200 });
+    expect(decision).toMatchObject({ allowed: true, kind: 'allowed' });
     expect(decision.policies[0].windows.map((w) => w.remaining)).toEqual([10, 5]);
     expect(await redis.keys(`tally:v1:*:${name}:*`)).toEqual([]);
     expect(await redis.keys(`tally:v1:*:idem:${tenant}:*`)).toEqual([]);
@@ -475,7 +475,7 @@ describe(DecisionService.name, () => {
       cost: 5,
       idempotency_key: 'u-1',
     });
-    expect(decision).toMatchObject({ allowed: true, status: 200, policies: [], binding: null });
+    expect(decision).toMatchObject({ allowed: true, kind: 'allowed', policies: [], binding: null });
     const [entry] = await outboxEntriesOf(new Set([decision.decision_id]));
     expect(entry.r).toBe('[]');
   });
@@ -489,10 +489,10 @@ describe(DecisionService.name, () => {
       { selectors: { tenant }, cost: Number.MAX_SAFE_INTEGER },
       { selectors: { tenant }, cost: DEFAULT_MAX_COST },
     ]);
-    expect([above, far, at].map((d) => [d.status, d.code])).toEqual([
-      [413, 'cost.too_large'],
-      [413, 'cost.too_large'],
-      [200, null],
+    expect([above, far, at].map((d) => [d.kind, d.code])).toEqual([
+      ['too_large', 'cost.too_large'],
+      ['too_large', 'cost.too_large'],
+      ['allowed', null],
     ]);
     expect(await outboxEntriesOf(new Set([above.decision_id, far.decision_id]))).toEqual([]);
     expect(await outboxEntriesOf(new Set([at.decision_id]))).toHaveLength(1);
@@ -509,11 +509,11 @@ describe(DecisionService.name, () => {
       sut.decide({ selectors: { tenant, principal: 'p' }, cost: 6 }),
       sut.decide({ selectors: { tenant, principal: 'p' }, cost: 2.5 }),
     ]);
-    expect(outcomes.map((d) => [d.status, d.code, d.reason])).toEqual([
-      [400, 'selector.identity_missing', 'selector_identity_missing'],
-      [400, 'selector.identity_invalid', 'selector_identity_invalid'],
-      [413, 'cost.too_large', null],
-      [400, 'cost.invalid', null],
+    expect(outcomes.map((d) => [d.kind, d.code, d.reason])).toEqual([
+      ['invalid', 'selector.identity_missing', 'selector_identity_missing'],
+      ['invalid', 'selector.identity_invalid', 'selector_identity_invalid'],
+      ['too_large', 'cost.too_large', null],
+      ['invalid', 'cost.invalid', null],
     ]);
     expect(await redis.keys(`tally:v1:*:${name}:*`)).toEqual([]);
   });
@@ -528,7 +528,12 @@ describe(DecisionService.name, () => {
     );
     requests.push({ selectors: { tenant: tenants[0] }, cost: 1 });
     const decisions = await sut.decideBatch(requests);
-    expect(decisions.map((d) => d.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 400]);
+    expect(decisions.map((d) => d.kind)).toEqual([
+      ...Array<string>(6).fill('allowed'),
+      'denied',
+      'denied',
+      'invalid',
+    ]);
   });
 
   it('reports the state of one policy: counters, remaining and reset', async () => {
@@ -574,10 +579,10 @@ describe(DecisionService.name, () => {
         ],
       },
     });
-    expect(await sut.state('no-such-policy', {})).toMatchObject({ ok: false, status: 404 });
+    expect(await sut.state('no-such-policy', {})).toMatchObject({ ok: false, kind: 'not_found' });
     expect(await sut.state(name, { tenant: sel.tenant })).toMatchObject({
       ok: false,
-      status: 400,
+      kind: 'invalid',
       code: 'selector.identity_missing',
     });
   });

@@ -9,6 +9,7 @@ import { DecisionsController } from './decisions.controller';
 import { GrpcMetrics } from './grpc-metrics';
 import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
+import { OpenApiController } from './openapi.controller';
 import { PoliciesController } from './policies.controller';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
@@ -36,7 +37,7 @@ export class DecisionApiModule {
           imports: [DecisionMetricsModule],
         }),
       ],
-      controllers: [DecisionsController, PoliciesController],
+      controllers: [DecisionsController, PoliciesController, OpenApiController],
       providers: [
         GrpcMetrics,
         GrpcRlsService,

@@ -133,7 +133,7 @@ function outcomeOf(decision: Decision): string {
   if (decision.replayed) return 'replayed';
   if (decision.degraded) return 'degraded';
   if (decision.allowed) return 'allowed';
-  return decision.status === 429 ? 'denied' : 'refused';
+  return decision.kind === 'denied' ? 'denied' : 'refused';
 }
 
 /** Its own module: the engine imports the observer, so the observer must not need the engine. */

@@ -12,7 +12,6 @@ import {
 import { BearerTokens } from '@tally/http';
 import { PolicyStore } from '@tally/policy';
 import { GrpcCallerAuth, isRefusal } from './grpc-auth';
-import { rateLimitHeaders } from './rate-limit-headers';
 
 /** A `ShouldRateLimit` answer, or the gRPC status that stands for it. */
 export type RlsCallResult =
@@ -68,7 +67,6 @@ export class GrpcRlsService {
       outcome = toRlsOutcome(decisions, {
         windowOf: (policy, window) =>
           this.store.current.policies.find((p) => p.name === policy)?.windows.find((w) => w.name === window),
-        headersOf: rateLimitHeaders,
       });
     } catch (error) {
       // The engine turns backend failures into decisions; anything else is a bug, and Envoy's failure

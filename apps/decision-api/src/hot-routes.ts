@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { type DecisionRequest, type DecisionService } from '@tally/engine';
+import { rateLimitHeaders, type BatchRefusedItem, type DecisionBody, type Wire } from '@tally/api-contract';
+import { type Decision, type DecisionRequest, type DecisionService } from '@tally/engine';
 import {
   accessConfig,
   ApiError,
   ForbiddenError,
   GRANT_KEY,
+  HTTP_STATUS_OF,
   logProblem,
   problemOf,
   sendProblem,
@@ -13,8 +15,7 @@ import {
   type TokenGrant,
 } from '@tally/http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './hot-body';
-import { decisionBody, rateLimitHeaders } from './rate-limit-headers';
+import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './decision-body';
 
 export interface HotRouteDeps {
   readonly decisions: DecisionService;
@@ -29,7 +30,7 @@ const DECIDERS = { config: accessConfig('decide', { perTenant: true }) };
  * What the Nest route did is done here with the same outcomes: the token and its `decide` role,
  * overload shedding and the JSON parser are hooks of the instance (the route gate authenticates from
  * the headers before the body is read, see `accessConfig`, and leaves the grant on the request); then
- * the body shape (as the validation pipe, see hot-body.ts), the token's tenant scope against
+ * the body shape (the contract's JSON Schema, see decision-body.ts), the token's tenant scope against
  * `selectors.tenant`, the decision; every error leaves through `problemOf`, the mapping of the global
  * `ProblemFilter`.
  */
@@ -41,7 +42,10 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
     const outOfScope = grant.tenantRefusal(tenantOf(checked.value));
     if (outOfScope) return fail(reply, outOfScope);
     const decision = await deps.decisions.decide(checked.value);
-    return reply.status(decision.status).headers(rateLimitHeaders(decision)).send(decisionBody(decision));
+    return reply
+      .status(HTTP_STATUS_OF[decision.kind])
+      .headers(rateLimitHeaders(decision))
+      .send(decisionBody(decision));
   });
 
   // Independent decisions in one round trip (`::` escapes the literal colon in Fastify's route syntax).
@@ -69,7 +73,7 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
     const results = judged.map((j) => {
       if (isRefused(j)) return j;
       const d = decisions[next++];
-      return { status: d.status, ...decisionBody(d) };
+      return { status: HTTP_STATUS_OF[d.kind], ...decisionBody(d) };
     });
     return reply.status(200).send({ results });
   });
@@ -82,13 +86,13 @@ function grantOf(request: FastifyRequest): TokenGrant {
   return grant;
 }
 
-/** The checked body's `selectors` is an object (hot-body.ts): its `tenant`, as sent. */
+/** The checked body's `selectors` is an object (decision-body.ts): its `tenant`, as sent. */
 function tenantOf(request: DecisionRequest): unknown {
   return (request.selectors as Record<string, unknown>).tenant;
 }
 
-/** A batch item answered without deciding it: its own 400 or 403 result. */
-type RefusedItem = ErrorBody & { status: 400 | 403; allowed: false };
+/** A batch item answered without deciding it: its own 400 or 403 result (the contract's shape). */
+type RefusedItem = Wire<BatchRefusedItem>;
 
 function isRefused(item: DecisionRequest | RefusedItem): item is RefusedItem {
   return 'status' in item;
@@ -117,4 +121,10 @@ function forbiddenItem(error: ForbiddenError): RefusedItem {
 /** A known token refused: its owner is known by name (as the route gate logs it). */
 function logForbidden(error: ForbiddenError): void {
   logger.warn(`auth.forbidden: token ${error.tokenName} on the decision API: ${error.message}`);
+}
+
+/** The response body: the decision without what only the transport reads (`kind`, `binding`). */
+function decisionBody(decision: Decision): DecisionBody {
+  const { kind: _kind, binding: _binding, ...body } = decision;
+  return body as DecisionBody;
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { DecisionService } from '@tally/engine';
-import { ApiError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
+import { type PolicyList, type PolicyReload, type PolicyState, type Wire } from '@tally/api-contract';
+import { ApiError, Granted, HTTP_STATUS_OF, RequireAccess, type TokenGrant } from '@tally/http';
 import { formatDuration, PolicyStore } from '@tally/policy';
 
 /**
@@ -16,7 +17,7 @@ export class PoliciesController {
   ) {}
 
   @Get('policies')
-  list(): unknown {
+  list(): Wire<PolicyList> {
     const set = this.store.current;
     return {
       version: set.version,
@@ -49,18 +50,18 @@ export class PoliciesController {
     @Param('name') name: string,
     @Query() selectors: Record<string, unknown>,
     @Granted() grant: TokenGrant,
-  ): Promise<unknown> {
+  ): Promise<Wire<PolicyState>> {
     const outOfScope = grant.tenantRefusal(selectors.tenant);
     if (outOfScope) throw outOfScope;
     const result = await this.decisions.state(name, selectors);
-    if (!result.ok) throw new ApiError(result.status, result.code, result.message);
+    if (!result.ok) throw new ApiError(HTTP_STATUS_OF[result.kind], result.code, result.message);
     return result.state;
   }
 
   /** Re-reads the policy file; an invalid file is refused with every error and the running set stays. */
   @Post('policies::reload')
   @HttpCode(200)
-  async reload(): Promise<unknown> {
+  async reload(): Promise<PolicyReload> {
     const result = await this.store.reload('request');
     if (!result.ok) {
       throw new ApiError(

@@ -146,38 +146,43 @@ describe(planDecision.name, () => {
   it.each([
     [
       { selectors: { principal: 'a\u0007b' }, cost: 1 },
-      400,
+      'invalid',
       'selector.identity_invalid',
       'selector_identity_invalid',
     ],
     [
       { selectors: { principal: 'p' }, attributes: [], cost: 1 },
-      400,
+      'invalid',
       'selector.identity_invalid',
       'selector_identity_invalid',
     ],
     [
       { selectors: { tenant: 'acme' }, cost: 1 },
-      400,
+      'invalid',
       'selector.identity_missing',
       'selector_identity_missing',
     ],
-    [{ selectors: { principal: 'p' }, cost: -1 }, 400, 'cost.invalid', null],
-    [{ selectors: { principal: 'p' }, cost: 1.5 }, 400, 'cost.invalid', null],
-    [{ selectors: { principal: 'p' }, cost: '1' }, 400, 'cost.invalid', null],
-    [{ selectors: { principal: 'p' }, cost: 11 }, 413, 'cost.too_large', null],
-    [{ selectors: { principal: 'p' }, cost: 1, idempotency_key: 7 }, 400, 'idempotency_key.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: -1 }, 'invalid', 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: 1.5 }, 'invalid', 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: '1' }, 'invalid', 'cost.invalid', null],
+    [{ selectors: { principal: 'p' }, cost: 11 }, 'too_large', 'cost.too_large', null],
+    [
+      { selectors: { principal: 'p' }, cost: 1, idempotency_key: 7 },
+      'invalid',
+      'idempotency_key.invalid',
+      null,
+    ],
     // selectors are checked before cost: a bad identity is reported even with a bad cost
     [
       { selectors: { tenant: 'acme' }, cost: -5 },
-      400,
+      'invalid',
       'selector.identity_missing',
       'selector_identity_missing',
     ],
-  ])('refuses %j with %i %s', (request, status, code, reason) => {
+  ])('refuses %j as %s %s', (request, kind, code, reason) => {
     const sut = planDecision(request, context(policy('api')));
     expect(sut.ok).toBe(false);
-    if (!sut.ok) expect(sut.refusal).toMatchObject({ status, code, reason });
+    if (!sut.ok) expect(sut.refusal).toMatchObject({ kind, code, reason });
   });
 
   it('skips a shadow policy whose key dims are missing, and still fails closed for an enforced one', () => {
@@ -234,7 +239,7 @@ describe(planDecision.name, () => {
       expect(sut).toEqual({
         ok: false,
         refusal: {
-          status: 400,
+          kind: 'invalid',
           code: 'idempotency_key.invalid',
           reason: null,
           message:
@@ -290,7 +295,7 @@ describe('the global cost ceiling (TALLY_MAX_COST)', () => {
     const ctx = context(...policies);
     const above = planDecision({ selectors: { principal: 'p' }, cost: CEILING + 1 }, ctx);
     expect(above.ok ? null : above.refusal).toEqual({
-      status: 413,
+      kind: 'too_large',
       code: 'cost.too_large',
       reason: null,
       message: `cost must be at most ${CEILING} (the global ceiling, TALLY_MAX_COST)`,

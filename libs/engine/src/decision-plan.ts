@@ -54,7 +54,7 @@ export interface DecisionPlan {
 }
 
 export interface PlanRefusal {
-  readonly status: 400 | 413;
+  readonly kind: 'invalid' | 'too_large';
   readonly code: DecisionCode;
   readonly reason: 'selector_identity_missing' | 'selector_identity_invalid' | null;
   readonly message: string;
@@ -77,19 +77,21 @@ export interface PlanContext {
 export const PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",';
 
 function refuse(
-  status: 400 | 413,
+  kind: PlanRefusal['kind'],
   code: DecisionCode,
   message: string,
   reason: PlanRefusal['reason'] = null,
 ): PlanResult {
-  return { ok: false, refusal: { status, code, reason, message } };
+  return { ok: false, refusal: { kind, code, reason, message } };
 }
 
 export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanResult {
   const sel = normalizeSelectors(request.selectors, ctx.tokenSecret);
-  if (!sel.ok) return refuse(400, 'selector.identity_invalid', `${sel.field} ${sel.message}`, sel.reason);
+  if (!sel.ok)
+    return refuse('invalid', 'selector.identity_invalid', `${sel.field} ${sel.message}`, sel.reason);
   const attr = normalizeAttributes(request.attributes);
-  if (!attr.ok) return refuse(400, 'selector.identity_invalid', `${attr.field} ${attr.message}`, attr.reason);
+  if (!attr.ok)
+    return refuse('invalid', 'selector.identity_invalid', `${attr.field} ${attr.message}`, attr.reason);
   const { selectors } = sel;
   const { attributes } = attr;
 
@@ -102,21 +104,21 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
       // dims is simply not counted by it (an enforced policy fails closed instead).
       if (policy.mode === 'shadow') continue;
       const message = `selectors.${key.missing} is required by policy ${policy.name}`;
-      return refuse(400, 'selector.identity_missing', message, 'selector_identity_missing');
+      return refuse('invalid', 'selector.identity_missing', message, 'selector_identity_missing');
     }
     policies.push({ policy, key: key.value });
   }
 
   const cost = request.cost;
   if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
-    return refuse(400, 'cost.invalid', 'cost must be an integer ≥ 0');
+    return refuse('invalid', 'cost.invalid', 'cost must be an integer ≥ 0');
   }
   const maxCost = maxCostOf(policies, ctx.maxCost);
-  if (cost > maxCost) return refuse(413, 'cost.too_large', tooLarge(maxCost, ctx.maxCost));
+  if (cost > maxCost) return refuse('too_large', 'cost.too_large', tooLarge(maxCost, ctx.maxCost));
 
   const idem = request.idempotency_key;
   if (idem !== undefined && !isIdempotencyKey(idem))
-    return refuse(400, 'idempotency_key.invalid', IDEMPOTENCY_KEY_RULE);
+    return refuse('invalid', 'idempotency_key.invalid', IDEMPOTENCY_KEY_RULE);
 
   const tenant = selectors.tenant;
   const scope = encodeScope(tenant);

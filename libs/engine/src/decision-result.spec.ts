@@ -48,7 +48,7 @@ describe(scriptDecision.name, () => {
     });
     expect(sut).toMatchObject({
       allowed: true,
-      status: 200,
+      kind: 'allowed',
       reason: null,
       code: null,
       replayed: false,
@@ -86,7 +86,7 @@ describe(scriptDecision.name, () => {
     });
     expect(sut).toMatchObject({
       allowed: false,
-      status: 429,
+      kind: 'denied',
       reason: 'sustained_quota_exhausted',
       code: 'quota.exceeded',
       retry_after_ms: 47_000,
@@ -102,7 +102,7 @@ describe(scriptDecision.name, () => {
 
   it('maps a conflict to 409', () => {
     expect(scriptDecision(plan(policy('api')), { kind: 'conflict', nowMs: 1 })).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'idempotency.conflict',
       allowed: false,
     });
@@ -123,7 +123,7 @@ describe(scriptDecision.name, () => {
       storedPayload: stored,
       windows: [w(4, 10)],
     });
-    expect(sut).toMatchObject({ decision_id: 'ORIGINAL', replayed: true, allowed: true, status: 200 });
+    expect(sut).toMatchObject({ decision_id: 'ORIGINAL', replayed: true, allowed: true, kind: 'allowed' });
     expect(sut.policies).toEqual([
       {
         name: 'old',
@@ -140,7 +140,7 @@ describe(backendDecision.name, () => {
       allowed: true,
       degraded: true,
       degraded_cause: 'backend_timeout',
-      status: 200,
+      kind: 'allowed',
       reason: null,
     });
   });
@@ -153,7 +153,7 @@ describe(backendDecision.name, () => {
     expect(sut).toMatchObject({
       allowed: false,
       degraded: false,
-      status: 503,
+      kind: 'unavailable',
       reason: 'backend_unavailable',
       code: 'backend.unavailable',
     });

@@ -31,7 +31,7 @@ export function refusedDecision(decisionId: string, refusal: PlanRefusal): Decis
     degraded: false,
     replayed: false,
     policies: [],
-    status: refusal.status,
+    kind: refusal.kind,
     binding: null,
     message: refusal.message,
   };
@@ -48,7 +48,7 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
         code: 'idempotency.conflict',
         retry_after_ms: 0,
         policies: [],
-        status: 409,
+        kind: 'conflict',
         binding: null,
         message: 'idempotency_key was already used by a different request',
       };
@@ -64,7 +64,7 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
         code: null,
         retry_after_ms: 0,
         policies,
-        status: 200,
+        kind: 'allowed',
         binding: leastLeft(policies),
       };
     }
@@ -79,7 +79,7 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
         code: 'quota.exceeded',
         retry_after_ms: outcome.retryAfterMs,
         policies,
-        status: 429,
+        kind: 'denied',
         binding: {
           policy: w.policy.name,
           window: w.name,
@@ -108,7 +108,7 @@ export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Deci
       code: BACKEND_CODES[cause],
       retry_after_ms: BACKEND_RETRY_AFTER_MS,
       degraded: false,
-      status: 503,
+      kind: 'unavailable',
     };
   }
   return {
@@ -119,7 +119,7 @@ export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Deci
     retry_after_ms: 0,
     degraded: true,
     degraded_cause: cause,
-    status: 200,
+    kind: 'allowed',
   };
 }
 
@@ -189,7 +189,7 @@ function replayedDecision(storedPayload: string, results: readonly ScriptWindow[
     degraded: false,
     replayed: true,
     policies,
-    status: 200,
+    kind: 'allowed',
     binding: leastLeft(policies),
   };
 }

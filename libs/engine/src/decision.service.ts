@@ -63,7 +63,12 @@ export class DecisionService {
   async state(policyName: string, rawSelectors: unknown): Promise<PolicyStateResult> {
     const policy = this.policies.current.policies.find((p) => p.name === policyName);
     if (!policy)
-      return { ok: false, status: 404, code: 'policy.not_found', message: `no policy named ${policyName}` };
+      return {
+        ok: false,
+        kind: 'not_found',
+        code: 'policy.not_found',
+        message: `no policy named ${policyName}`,
+      };
     const planned = planDecision(
       { selectors: rawSelectors, cost: 0 },
       { ...this.context(newDecisionId()), only: policy },
@@ -71,7 +76,7 @@ export class DecisionService {
     if (!planned.ok)
       return {
         ok: false,
-        status: planned.refusal.status,
+        kind: planned.refusal.kind,
         code: planned.refusal.code,
         message: planned.refusal.message,
       };
@@ -79,7 +84,7 @@ export class DecisionService {
     if (!step.ok)
       return {
         ok: false,
-        status: 503,
+        kind: 'unavailable',
         code: `backend.${step.failure.slice('backend_'.length)}`,
         message: step.failure,
       };

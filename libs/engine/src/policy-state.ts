@@ -35,7 +35,8 @@ export type PolicyStateResult =
   | { readonly ok: true; readonly state: PolicyStateView }
   | {
       readonly ok: false;
-      readonly status: 400 | 404 | 413 | 503;
+      /** `not_found`: no policy of that name; else what the planned peek amounts to. */
+      readonly kind: 'not_found' | 'invalid' | 'too_large' | 'unavailable';
       readonly code: string;
       readonly message: string;
     };

@@ -1,3 +1,10 @@
+/**
+ * @tally/envoy-rls — Envoy's rate-limit service (RLS) over gRPC: descriptors → decision requests,
+ * decisions → the RLS answer (decision kind → descriptor code in one table), the call gate.
+ *
+ * Does NOT own: the decisions themselves (libs/engine), the rate-limit headers it relays
+ * (libs/api-contract), the HTTP status of a decision (libs/http).
+ */
 export { loadRateLimitService, RLS_SERVICE_NAME, type RateLimitServiceProto } from './rls-proto';
 export {
   toDecisionRequests,

@@ -8,29 +8,21 @@ const WINDOWS: Record<string, { algorithm: 'fixed_window' | 'token_bucket'; peri
   'q.hour': { algorithm: 'fixed_window', periodMs: 3_600_000 },
 };
 
-/** Headers that name the decision, so a test sees which decision they came from. */
 const context: RlsResponseContext = {
   windowOf: (policy, window) => WINDOWS[`${policy}.${window}`],
-  headersOf: (d) => ({
-    'ratelimit-name': d.binding?.policy ?? '-',
-    'ratelimit-remaining': String(d.binding?.remaining ?? '-'),
-    ...(d.policies.length > 0 && {
-      'ratelimit-policy': d.policies.flatMap((p) => p.windows.map((w) => `"${p.name}.${w.name}"`)).join(', '),
-    }),
-  }),
 };
 
 function decision(
-  status: Decision['status'],
+  kind: Decision['kind'],
   binding: DecisionBinding | null,
   extra: Partial<Decision> = {},
 ): Decision {
-  const allowed = status === 200;
+  const allowed = kind === 'allowed';
   return {
     allowed,
     decision_id: '01JD0000000000000000000000',
-    reason: allowed ? null : status === 429 ? 'sustained_quota_exhausted' : null,
-    code: allowed ? null : status === 429 ? 'quota.exceeded' : null,
+    reason: allowed ? null : kind === 'denied' ? 'sustained_quota_exhausted' : null,
+    code: allowed ? null : kind === 'denied' ? 'quota.exceeded' : null,
     retry_after_ms: 0,
     degraded: false,
     replayed: false,
@@ -43,7 +35,7 @@ function decision(
           },
         ]
       : [],
-    status,
+    kind,
     binding,
     ...extra,
   };
@@ -66,7 +58,7 @@ const hour = (remaining: number): DecisionBinding => ({
 
 describe(toRlsOutcome.name, () => {
   it('answers OK with the binding window as limit, remaining and time to reset', () => {
-    const sut = toRlsOutcome([decision(200, minute(4))], context);
+    const sut = toRlsOutcome([decision('allowed', minute(4))], context);
 
     expect(sut).toEqual({
       kind: 'answer',
@@ -82,8 +74,11 @@ describe(toRlsOutcome.name, () => {
         ],
         response_headers_to_add: [
           { key: 'ratelimit-name', value: 'p' },
+          { key: 'ratelimit-limit', value: '10' },
           { key: 'ratelimit-remaining', value: '4' },
-          { key: 'ratelimit-policy', value: '"p.minute"' },
+          { key: 'ratelimit-reset', value: '31' },
+          { key: 'ratelimit', value: '"p.minute";r=4;t=31' },
+          { key: 'ratelimit-policy', value: '"p.minute";q=10' },
         ],
       },
     });
@@ -93,7 +88,7 @@ describe(toRlsOutcome.name, () => {
     const burst: DecisionBinding = { policy: 'p', window: 'burst', limit: 5, remaining: 2, reset_ms: 0 };
     const gone: DecisionBinding = { policy: 'p', window: 'removed', limit: 5, remaining: 1, reset_ms: 999 };
 
-    const sut = toRlsOutcome([decision(200, burst), decision(200, gone)], context);
+    const sut = toRlsOutcome([decision('allowed', burst), decision('allowed', gone)], context);
 
     expect(sut.kind === 'answer' && sut.response.statuses).toEqual([
       { code: 'OK', limit_remaining: 2, duration_until_reset: { seconds: 0, nanos: 0 } },
@@ -102,24 +97,21 @@ describe(toRlsOutcome.name, () => {
   });
 
   it('answers OK with no limit for a descriptor no policy applies to', () => {
-    const sut = toRlsOutcome([decision(200, null)], context);
+    const sut = toRlsOutcome([decision('allowed', null)], context);
 
     expect(sut).toEqual({
       kind: 'answer',
       response: {
         overall_code: 'OK',
         statuses: [{ code: 'OK', limit_remaining: 0 }],
-        response_headers_to_add: [
-          { key: 'ratelimit-name', value: '-' },
-          { key: 'ratelimit-remaining', value: '-' },
-        ],
+        response_headers_to_add: [],
       },
     });
   });
 
   it('answers OVER_LIMIT when any descriptor is denied, with the headers of the denied one', () => {
     // given the first descriptor allowed with little left and the second denied
-    const decisions = [decision(200, hour(1)), decision(429, minute(0), { retry_after_ms: 2000 })];
+    const decisions = [decision('allowed', hour(1)), decision('denied', minute(0), { retry_after_ms: 2000 })];
 
     const sut = toRlsOutcome(decisions, context);
 
@@ -143,8 +135,12 @@ describe(toRlsOutcome.name, () => {
         ],
         response_headers_to_add: [
           { key: 'ratelimit-name', value: 'p' },
+          { key: 'ratelimit-limit', value: '10' },
           { key: 'ratelimit-remaining', value: '0' },
-          { key: 'ratelimit-policy', value: '"q.hour", "p.minute"' },
+          { key: 'ratelimit-reset', value: '31' },
+          { key: 'ratelimit', value: '"p.minute";r=0;t=31' },
+          { key: 'ratelimit-policy', value: '"q.hour";q=100, "p.minute";q=10' },
+          { key: 'retry-after', value: '2' },
         ],
       },
     });
@@ -152,20 +148,23 @@ describe(toRlsOutcome.name, () => {
 
   it('takes the headers of the descriptor with the least left when all are allowed', () => {
     const sut = toRlsOutcome(
-      [decision(200, minute(5)), decision(200, hour(2)), decision(200, minute(2))],
+      [decision('allowed', minute(5)), decision('allowed', hour(2)), decision('allowed', minute(2))],
       context,
     );
 
     expect(sut.kind === 'answer' && sut.response.response_headers_to_add).toEqual([
       { key: 'ratelimit-name', value: 'q' },
+      { key: 'ratelimit-limit', value: '100' },
       { key: 'ratelimit-remaining', value: '2' },
-      { key: 'ratelimit-policy', value: '"p.minute", "q.hour"' },
+      { key: 'ratelimit-reset', value: '1' },
+      { key: 'ratelimit', value: '"q.hour";r=2;t=1' },
+      { key: 'ratelimit-policy', value: '"p.minute";q=10, "q.hour";q=100' },
     ]);
   });
 
   it('answers OK for a degraded (fail_open) decision', () => {
     const sut = toRlsOutcome(
-      [decision(200, minute(10), { degraded: true, degraded_cause: 'backend_timeout' })],
+      [decision('allowed', minute(10), { degraded: true, degraded_cause: 'backend_timeout' })],
       context,
     );
 
@@ -175,15 +174,15 @@ describe(toRlsOutcome.name, () => {
     });
   });
 
-  it.each([400, 409, 413] as const)(
-    'is invalid when a descriptor is refused with %i, naming it and its code',
-    (status) => {
-      const refused = decision(status, null, {
+  it.each(['invalid', 'conflict', 'too_large'] as const)(
+    'is invalid when a descriptor is refused as %s, naming it and its code',
+    (kind) => {
+      const refused = decision(kind, null, {
         code: 'selector.identity_missing',
         message: 'tenant is required',
       });
 
-      const sut = toRlsOutcome([decision(429, minute(0)), refused], context);
+      const sut = toRlsOutcome([decision('denied', minute(0)), refused], context);
 
       expect(sut).toEqual({
         kind: 'invalid',
@@ -192,18 +191,21 @@ describe(toRlsOutcome.name, () => {
     },
   );
 
-  it('is unavailable when a descriptor fails closed (503), naming the cause', () => {
-    const failed = decision(503, null, { code: 'backend.timeout', reason: 'backend_timeout' });
+  it('is unavailable when a descriptor fails closed, naming the cause', () => {
+    const failed = decision('unavailable', null, { code: 'backend.timeout', reason: 'backend_timeout' });
 
-    const sut = toRlsOutcome([decision(200, minute(3)), failed], context);
+    const sut = toRlsOutcome([decision('allowed', minute(3)), failed], context);
 
     expect(sut).toEqual({ kind: 'unavailable', message: 'descriptors[1]: backend.timeout: backend_timeout' });
   });
 
   it('answers OVER_LIMIT rather than unavailable when one descriptor is denied and another failed', () => {
-    const failed = decision(503, null, { code: 'backend.unavailable', reason: 'backend_unavailable' });
+    const failed = decision('unavailable', null, {
+      code: 'backend.unavailable',
+      reason: 'backend_unavailable',
+    });
 
-    const sut = toRlsOutcome([failed, decision(429, minute(0))], context);
+    const sut = toRlsOutcome([failed, decision('denied', minute(0))], context);
 
     expect(sut).toMatchObject({
       kind: 'answer',
@@ -220,7 +222,7 @@ describe(toRlsOutcome.name, () => {
       reset_ms: 1,
     };
 
-    const sut = toRlsOutcome([decision(200, huge)], context);
+    const sut = toRlsOutcome([decision('allowed', huge)], context);
 
     expect(sut.kind === 'answer' && sut.response.statuses[0]).toMatchObject({
       current_limit: { requests_per_unit: 0xffff_ffff },

@@ -1,3 +1,4 @@
+import { rateLimitHeaders, type DecisionKind } from '@tally/api-contract';
 import { type Decision } from '@tally/engine';
 import { type WindowSpec } from '@tally/policy';
 import { rateLimitUnitOf } from './rate-limit-unit';
@@ -18,9 +19,21 @@ export interface RlsResponseContext {
     policy: string,
     window: string,
   ) => Pick<WindowSpec, 'algorithm' | 'periodMs'> | undefined;
-  /** The HTTP API's `RateLimit-*` / `Retry-After` headers of one decision. */
-  readonly headersOf: (decision: Decision) => Readonly<Record<string, string>>;
 }
+
+/**
+ * The one table from a decision's kind to what it means on this transport: `invalid` fails the call
+ * (INVALID_ARGUMENT), `unavailable` too unless a descriptor was denied (UNAVAILABLE), the others are
+ * a descriptor status.
+ */
+const RLS_VERDICT_OF = {
+  allowed: 'OK',
+  denied: 'OVER_LIMIT',
+  invalid: 'INVALID',
+  too_large: 'INVALID',
+  conflict: 'INVALID',
+  unavailable: 'UNKNOWN',
+} as const satisfies Record<DecisionKind, RlsDescriptorStatus['code'] | 'INVALID'>;
 
 /**
  * What the gRPC call answers, decided in this order:
@@ -39,10 +52,11 @@ export type RlsOutcome =
 
 /** Maps the decisions of a request's descriptors (request order) to the RLS answer. */
 export function toRlsOutcome(decisions: readonly Decision[], context: RlsResponseContext): RlsOutcome {
-  const invalidAt = decisions.findIndex((d) => d.status === 400 || d.status === 409 || d.status === 413);
+  const verdicts = decisions.map((d) => RLS_VERDICT_OF[d.kind]);
+  const invalidAt = verdicts.indexOf('INVALID');
   if (invalidAt >= 0) return { kind: 'invalid', message: describe(decisions[invalidAt], invalidAt) };
-  const deniedAt = decisions.findIndex((d) => d.status === 429);
-  const failedAt = decisions.findIndex((d) => d.status === 503);
+  const deniedAt = verdicts.indexOf('OVER_LIMIT');
+  const failedAt = verdicts.indexOf('UNKNOWN');
   if (deniedAt < 0 && failedAt >= 0)
     return { kind: 'unavailable', message: describe(decisions[failedAt], failedAt) };
   return {
@@ -50,19 +64,20 @@ export function toRlsOutcome(decisions: readonly Decision[], context: RlsRespons
     response: {
       overall_code: deniedAt >= 0 ? 'OVER_LIMIT' : 'OK',
       statuses: decisions.map((d) => descriptorStatus(d, context)),
-      response_headers_to_add: responseHeaders(decisions, deniedAt, context),
+      response_headers_to_add: responseHeaders(decisions, deniedAt),
     },
   };
 }
 
 function describe(decision: Decision, index: number): string {
   const detail = decision.message ?? decision.reason ?? '';
-  return `descriptors[${index}]: ${decision.code ?? `status ${decision.status}`}${detail ? `: ${detail}` : ''}`;
+  return `descriptors[${index}]: ${decision.code ?? decision.kind}${detail ? `: ${detail}` : ''}`;
 }
 
 /** A descriptor whose backend failed beside a denied one reads UNKNOWN: it was neither OK nor over. */
 function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsDescriptorStatus {
-  const code = decision.status === 429 ? 'OVER_LIMIT' : decision.status === 503 ? 'UNKNOWN' : 'OK';
+  const verdict = RLS_VERDICT_OF[decision.kind];
+  const code = verdict === 'INVALID' ? 'OK' : verdict;
   const binding = decision.binding;
   if (!binding) return { code, limit_remaining: 0 };
   const window = context.windowOf(binding.policy, binding.window);
@@ -91,21 +106,17 @@ function duration(ms: number): RlsDuration {
  * one window only: the denying descriptor's, else the descriptor whose binding window has the least
  * left (the first on a tie). `RateLimit-Policy` lists the enforced windows of every descriptor.
  */
-function responseHeaders(
-  decisions: readonly Decision[],
-  deniedAt: number,
-  context: RlsResponseContext,
-): RlsHeaderValue[] {
+function responseHeaders(decisions: readonly Decision[], deniedAt: number): RlsHeaderValue[] {
   const chosen = deniedAt >= 0 ? decisions[deniedAt] : tightest(decisions);
   if (!chosen) return [];
-  const headers = { ...context.headersOf(chosen) };
+  const headers: Record<string, string | undefined> = { ...rateLimitHeaders(chosen) };
   const policies = new Set<string>();
   for (const d of decisions) {
-    const listed = context.headersOf(d)[POLICY_HEADER];
+    const listed = rateLimitHeaders(d)[POLICY_HEADER];
     if (listed) for (const item of listed.split(', ')) policies.add(item);
   }
   if (policies.size > 0) headers[POLICY_HEADER] = [...policies].join(', ');
-  return Object.entries(headers).map(([key, value]) => ({ key, value }));
+  return Object.entries(headers).flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
 }
 
 function tightest(decisions: readonly Decision[]): Decision | undefined {

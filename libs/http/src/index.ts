@@ -1,3 +1,13 @@
+/**
+ * @tally/http — what every Tally HTTP app shares: auth before the body, deadlines, TLS, the JSON
+ * body, overload shedding, the error contract (ERROR_CODES, problem bodies), request validation
+ * compiled from JSON Schemas, kind → HTTP status, and the OpenAPI builder and its Markdown rendering.
+ *
+ * Does NOT own:
+ * - the shapes of the bodies (libs/api-contract defines them; this lib compiles and publishes them);
+ * - what a decision means (libs/engine), nor its gRPC mapping (libs/envoy-rls);
+ * - which operations an app has (each app lists its own, e.g. apps/decision-api decision-api.openapi.ts).
+ */
 // First: @tally/observability's controllers import RequireAccess and BearerTokens while this index is
 // still loading (http.module reaches observability for its metrics registry), so both must already be
 // defined: an `@Inject(BearerTokens)` evaluated too early injects nothing. (The cycle itself is for
@@ -27,6 +37,16 @@ export {
 } from './token.store';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
+export { compileSchemaCheck, type SchemaCheck } from './schema-validator';
+export { HTTP_STATUS_OF, type DecisionHttpStatus } from './decision-status';
+export {
+  buildOpenApi,
+  type HttpMethod,
+  type OpenApiSpec,
+  type OperationSpec,
+  type ResponseSpec,
+} from './openapi';
+export { renderOpenApiMarkdown } from './openapi-markdown';
 export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
 export { MAX_JSON_DEPTH } from './json-depth';

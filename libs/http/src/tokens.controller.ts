@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { type TokensReload } from '@tally/api-contract';
 import { RequireAccess } from './access.decorator';
 import { ApiError } from './api-error';
 import { TOKEN_STORE } from './http.constants';
@@ -15,7 +16,7 @@ export class TokensController {
 
   @Post('tokens::reload')
   @HttpCode(200)
-  async reload(): Promise<unknown> {
+  async reload(): Promise<TokensReload> {
     const result = await this.store.reload('request');
     if (!result.ok) {
       throw new ApiError(

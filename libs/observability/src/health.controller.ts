@@ -1,4 +1,5 @@
 import { Controller, Get, Headers, HttpCode, Inject, Optional, Res } from '@nestjs/common';
+import type { Liveness } from '@tally/api-contract';
 import { BearerTokens, RequireAccess } from '@tally/http';
 import { type FastifyReply } from 'fastify';
 import { HealthRegistry, type ReadinessReport, statesOnly } from './health.registry';
@@ -16,7 +17,7 @@ export class HealthController {
   /** Liveness: the process answers. Never touches a dependency (a slow Redis must not get us killed). */
   @Get('healthz')
   @HttpCode(200)
-  live(): { status: 'ok' } {
+  live(): Liveness {
     return { status: 'ok' };
   }
 

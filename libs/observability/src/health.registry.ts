@@ -1,20 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import type { Readiness, Wire } from '@tally/api-contract';
 
-/** What one dependency says about itself. `degraded` = serving, but with reduced guarantees. */
-export type ComponentStatus = 'up' | 'degraded' | 'down';
-export type OverallStatus = 'healthy' | 'degraded' | 'unavailable';
-
-export interface ComponentHealth {
-  readonly status: ComponentStatus;
-  readonly detail?: string;
-}
+/** What one dependency says about itself (`/readyz`, defined by @tally/api-contract). */
+export type ComponentHealth = Wire<Readiness['components'][string]>;
+/** `degraded` = serving, but with reduced guarantees. */
+export type ComponentStatus = ComponentHealth['status'];
+export type OverallStatus = Readiness['status'];
 
 export type HealthCheck = () => Promise<ComponentHealth> | ComponentHealth;
 
-export interface ReadinessReport {
-  readonly status: OverallStatus;
-  readonly components: Record<string, ComponentHealth>;
-}
+export type ReadinessReport = Wire<Readiness>;
 
 /**
  * Readiness is the sum of the components an app depends on (Redis, Kafka, the policy set …).

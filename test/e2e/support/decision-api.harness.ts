@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@tally/config';
-import { type Decision } from '@tally/engine';
+import { type DecisionBody as WireDecisionBody } from '@tally/api-contract';
 import { createHttpApp, httpAppOptions } from '@tally/http';
 import { createLogger } from '@tally/observability';
 import { DecisionApiModule } from '../../../apps/decision-api/src/decision-api.module';
 import { GrpcRlsServer } from '../../../apps/decision-api/src/grpc-rls.server';
+import { OpenApiContract } from './openapi-contract';
 
 /** Tokens of every harness; long enough for the config's 16-character minimum. */
 export const CALLER_TOKEN = 'e2e-caller-token-0123456789';
@@ -19,8 +20,8 @@ const TOKEN_SECRET = 'e2e-token-secret-0123456789';
 /** A decision id (ULID, Crockford base 32). */
 export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** The JSON body of a decision (DESIGN §3). */
-export type DecisionBody = Omit<Decision, 'status' | 'binding'>;
+/** The JSON body of a decision, as the contract defines it. */
+export type DecisionBody = WireDecisionBody;
 
 export interface HarnessOptions {
   /** The policy file's text. */
@@ -28,6 +29,8 @@ export interface HarnessOptions {
   readonly redisUrl: string;
   /** Extra `TALLY_*` settings (body limit, max in flight, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Check every answer of a documented operation against the API's served OpenAPI document. */
+  readonly contract?: boolean;
 }
 
 export interface CallOptions {
@@ -53,6 +56,8 @@ export interface HttpResult<T = Record<string, unknown>> {
  * its own. Real HTTP (fetch), real Redis: only the process boundary is missing.
  */
 export class DecisionApiHarness {
+  private contract?: OpenApiContract;
+
   private constructor(
     /** The app itself, for suites that drive its lifecycle (closing under load). */
     readonly app: NestFastifyApplication,
@@ -82,7 +87,9 @@ export class DecisionApiHarness {
     const address = app.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     const scheme = config.tlsCertPath === undefined ? 'http' : 'https';
-    return new DecisionApiHarness(app, dir, policyPath, `${scheme}://127.0.0.1:${address.port}`);
+    const harness = new DecisionApiHarness(app, dir, policyPath, `${scheme}://127.0.0.1:${address.port}`);
+    if (options.contract) harness.contract = await OpenApiContract.fetch(harness.baseUrl);
+    return harness;
   }
 
   async call<T = Record<string, unknown>>(
@@ -101,11 +108,14 @@ export class DecisionApiHarness {
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
     const json = (response.headers.get('content-type') ?? '').includes('application/json');
-    return {
+    const result = {
       status: response.status,
       headers: response.headers,
       body: (json && text !== '' ? JSON.parse(text) : text) as T,
     };
+    const template = this.contract?.templateOf(method, path);
+    if (template !== undefined) this.contract?.expectConforms(method, template, result);
+    return result;
   }
 
   decide<T = Record<string, unknown>>(body: unknown, options: CallOptions = {}): Promise<HttpResult<T>> {

@@ -1,0 +1,213 @@
+import {
+  BatchRequestSchema,
+  BatchResponseSchema,
+  DecisionBodySchema,
+  DecisionRequestSchema,
+  LivenessSchema,
+  PolicyListSchema,
+  PolicyReloadSchema,
+  PolicyStateSchema,
+  RATE_LIMIT_HEADERS,
+  ReadinessSchema,
+  TokensReloadSchema,
+} from '@tally/api-contract';
+import { Type } from '@sinclair/typebox';
+import { buildOpenApi, type ErrorCode, type OperationSpec } from '@tally/http';
+
+/** The API's own version, as published in the document (the wire contract's, not the build's). */
+export const DECISION_API_VERSION = '1.0.0';
+
+const AUTH: ErrorCode[] = ['auth.missing', 'auth.invalid', 'auth.forbidden'];
+const JSON_BODY: ErrorCode[] = [
+  'request.invalid',
+  'request.malformed_json',
+  'request.too_large',
+  'request.unsupported_media_type',
+];
+/** What any request can meet before (or beside) its route: HTTP framing, deadlines, overload, bugs. */
+const COMMON: ErrorCode[] = [
+  'request.malformed_http',
+  'request.invalid_content_length',
+  'request.invalid_url',
+  'request.aborted',
+  'request.timeout',
+  'request.uri_too_long',
+  'request.expectation_failed',
+  'request.header_too_large',
+  'route.method_not_allowed',
+  'server.overloaded',
+  'server.shutting_down',
+  'internal',
+];
+const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS).filter((h) => h !== 'retry-after');
+/** A decision at one status: the rate-limit headers when a policy applies, `Retry-After` when told to wait. */
+const decision = (description: string, retry = false) => ({
+  description,
+  schemas: [DecisionBodySchema],
+  headers: retry ? [...RATE_LIMITED, 'retry-after'] : RATE_LIMITED,
+});
+
+const OPERATIONS: OperationSpec[] = [
+  {
+    method: 'post',
+    path: '/v1/decisions',
+    operationId: 'decide',
+    summary: 'May the caller spend `cost` units now?',
+    description:
+      'Allowed or denied, counted atomically; a denial consumes nothing. Every decision carries the ' +
+      '`RateLimit-*` headers of its binding window, and `Retry-After` when denied (429) or failed (503).',
+    access: 'decide',
+    requestBody: DecisionRequestSchema,
+    responses: {
+      200: decision('Allowed (also degraded under fail_open, or a replay)'),
+      400: {
+        ...decision('A value the engine refuses, or a body that is not a request'),
+        errorCodes: ['request.invalid', 'request.malformed_json'],
+      },
+      409: decision('The idempotency key was used for a different request'),
+      413: { ...decision('The cost is above what the policies allow'), errorCodes: ['request.too_large'] },
+      429: decision('Denied by quota; nothing consumed', true),
+      503: {
+        ...decision('The backend failed under fail_closed', true),
+        errorCodes: ['server.overloaded', 'server.shutting_down'],
+      },
+    },
+    errorCodes: [...AUTH, 'request.unsupported_media_type'],
+  },
+  {
+    method: 'post',
+    path: '/v1/decisions:batch',
+    operationId: 'decideBatch',
+    summary: 'Up to 1000 independent decisions in one round trip',
+    description:
+      'Always 200 once the envelope is valid: each result carries the status it would have had alone; ' +
+      'an item that is not a valid request is answered 400 on its own, an item for a tenant outside ' +
+      "the token's list 403 on its own. Results carry no rate-limit headers.",
+    access: 'decide',
+    requestBody: BatchRequestSchema,
+    responses: { 200: { description: 'One result per request, in order', schemas: [BatchResponseSchema] } },
+    errorCodes: [...AUTH, ...JSON_BODY],
+  },
+  {
+    method: 'get',
+    path: '/v1/policies',
+    operationId: 'listPolicies',
+    summary: 'The policy set in force',
+    access: 'admin',
+    responses: { 200: { description: 'The compiled policies', schemas: [PolicyListSchema] } },
+    errorCodes: AUTH,
+  },
+  {
+    method: 'get',
+    path: '/v1/policies/{name}/state',
+    operationId: 'policyState',
+    summary: "One policy's counters for the selectors in the query",
+    description: 'Read-only: nothing is counted. A tenant-scoped admin token may read its tenants only.',
+    access: 'admin',
+    parameters: [
+      { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+      ...['tenant', 'principal', 'token', 'client', 'route'].map((dim) => ({
+        name: dim,
+        in: 'query',
+        required: false,
+        description: `The \`${dim}\` selector.`,
+        schema: { type: 'string' },
+      })),
+    ],
+    responses: {
+      200: { description: 'The counters', schemas: [PolicyStateSchema] },
+      400: {
+        description: 'A selector the engine refuses',
+        errorCodes: ['selector.identity_missing', 'selector.identity_invalid'],
+      },
+      404: { description: 'No such policy', errorCodes: ['policy.not_found'] },
+      503: {
+        description: 'Redis failed',
+        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+      },
+    },
+    errorCodes: AUTH,
+  },
+  {
+    method: 'post',
+    path: '/v1/policies:reload',
+    operationId: 'reloadPolicies',
+    summary: 'Re-read the policy file now',
+    description: 'An invalid file is refused with every error; the running set stays in force.',
+    access: 'admin',
+    responses: {
+      200: { description: 'The version now in force', schemas: [PolicyReloadSchema] },
+      422: { description: 'The file is invalid', errorCodes: ['policy.invalid'] },
+    },
+    errorCodes: AUTH,
+  },
+  {
+    method: 'post',
+    path: '/v1/tokens:reload',
+    operationId: 'reloadTokens',
+    summary: 'Re-read the tokens file now (only when `TALLY_TOKENS_FILE` is set)',
+    access: 'admin',
+    responses: {
+      200: { description: 'The tokens file version now in force', schemas: [TokensReloadSchema] },
+      422: { description: 'The file is invalid', errorCodes: ['tokens.invalid'] },
+    },
+    errorCodes: [...AUTH, 'route.not_found'],
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'liveness',
+    summary: 'Liveness: the process answers',
+    access: 'public',
+    responses: { 200: { description: 'Alive', schemas: [LivenessSchema] } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'readiness',
+    summary: 'Readiness: 200 when healthy or degraded, 503 when unavailable',
+    description: "Each component's state; its `detail` only with the admin token.",
+    access: 'public',
+    responses: {
+      200: { description: 'Serving', schemas: [ReadinessSchema] },
+      503: { description: 'Not serving', schemas: [ReadinessSchema] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus text exposition',
+    access: 'public',
+    responses: {
+      200: { description: 'Metrics', contentType: 'text/plain', schemas: [Type.String()] },
+    },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApi',
+    summary: 'This document',
+    access: 'public',
+    responses: { 200: { description: 'OpenAPI 3.1', schemas: [Type.Object({})] } },
+  },
+];
+
+/** The decision API's OpenAPI 3.1 document, from the contract's schemas (served at `/openapi.json`). */
+export function decisionApiDocument(): Record<string, unknown> {
+  return buildOpenApi({
+    title: 'Tally decision API',
+    version: DECISION_API_VERSION,
+    description:
+      'Quota decisions over HTTP: atomic in Redis, recorded on Kafka. Every refusal that is not a ' +
+      'decision is `{code, message, errors?}`; callers branch on `code` (`x-tally-error-codes`).',
+    operations: OPERATIONS,
+    commonErrorCodes: COMMON,
+    headers: Object.fromEntries(
+      Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [
+        name,
+        { description, schema: { type: 'string' } },
+      ]),
+    ),
+  });
+}

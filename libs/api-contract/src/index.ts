@@ -1,0 +1,65 @@
+/**
+ * @tally/api-contract — the decision API's wire contract, defined once: every request, response and
+ * error body as a TypeBox schema (JSON Schema at run time, the TypeScript type at compile time), the
+ * decision kinds, and the rate-limit headers. The server validates with these schemas, the SDK takes
+ * its types from them, and the OpenAPI document is built from them. Depends on nothing but TypeBox,
+ * so the SDK can import its types without loading the server.
+ *
+ * Does NOT own:
+ * - the error codes and their statuses (libs/http error-codes.ts), nor kind → HTTP status (libs/http);
+ * - validation itself (libs/http schema-validator.ts compiles these schemas), nor the OpenAPI builder;
+ * - what a decision means (libs/engine), nor kind → gRPC code (libs/envoy-rls);
+ * - the event payloads on Kafka (libs/events).
+ */
+export {
+  DecisionRequestSchema,
+  BatchRequestSchema,
+  BatchEnvelopeSchema,
+  MAX_BATCH,
+  type DecisionRequestBody,
+  type BatchRequestBody,
+  type BatchEnvelope,
+} from './decision-request.schema';
+export {
+  DecisionBodySchema,
+  DecisionPolicySchema,
+  DecisionWindowSchema,
+  DecisionCodeSchema,
+  DenyReasonSchema,
+  DENY_REASONS,
+  DECISION_CODES,
+  type DecisionBody,
+  type DecisionPolicy,
+  type DecisionWindow,
+  type DecisionCode,
+  type DenyReason,
+  type BackendFailure,
+} from './decision-response.schema';
+export {
+  BatchResponseSchema,
+  BatchDecisionItemSchema,
+  BatchRefusedItemSchema,
+  type BatchResponseBody,
+  type BatchRefusedItem,
+} from './batch-response.schema';
+export { ErrorBodySchema, FieldErrorSchema, type ErrorBody, type FieldError } from './error-body.schema';
+export {
+  PolicyListSchema,
+  PolicyStateSchema,
+  PolicyReloadSchema,
+  TokensReloadSchema,
+  type PolicyList,
+  type PolicyState,
+  type PolicyReload,
+  type TokensReload,
+} from './control.schema';
+export { LivenessSchema, ReadinessSchema, type Liveness, type Readiness } from './health.schema';
+export { DECISION_KINDS, type DecisionKind, type OutcomeKind } from './decision-kind';
+export {
+  rateLimitHeaders,
+  RATE_LIMIT_HEADERS,
+  type RateLimitBinding,
+  type RateLimitHeaderName,
+  type RateLimitSource,
+} from './rate-limit-headers';
+export type { Wire } from './wire';
