@@ -15,8 +15,10 @@ import { CALLER_TOKEN, DecisionApiHarness } from './support/decision-api.harness
 const STRANGERS = 2_000;
 const MAX_INFLIGHT = 64;
 const HEADERS_TIMEOUT_MS = 1_000;
-const REQUEST_TIMEOUT_MS = 2_000;
-const IDLE_TIMEOUT_MS = 3_000;
+/** Long enough that a busy machine reads 64 slow bodies' headers well before it cuts them. */
+const REQUEST_TIMEOUT_MS = 6_000;
+/** Above the request deadline: a silent slow body must meet the request deadline (408), not the idle one. */
+const IDLE_TIMEOUT_MS = 8_000;
 /** Node checks deadlines every 100 ms at these settings; the rest is for a busy machine. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -159,7 +161,7 @@ describe('decision-api under slow clients', () => {
     const shed = await eventually(
       () => sut.decide({ selectors, cost: 1 }),
       (res) => res.status === 503,
-      { timeoutMs: REQUEST_TIMEOUT_MS / 2, intervalMs: 10, what: 'the slow bodies to hold every slot' },
+      { timeoutMs: REQUEST_TIMEOUT_MS - 2_000, intervalMs: 10, what: 'the slow bodies to hold every slot' },
     );
     expect(shed.body).toMatchObject({ code: 'server.overloaded' });
 
