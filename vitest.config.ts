@@ -18,9 +18,12 @@ const libs = [
   'ops',
   'envoy-rls',
 ];
-const alias = Object.fromEntries(
-  libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]),
-);
+// The client package's second entry comes first: an alias also matches `<find>/…`, so `@tally/client`
+// would otherwise turn `@tally/client/nest` into `…/index.ts/nest`.
+const alias = [
+  { find: '@tally/client/nest', replacement: resolve(__dirname, 'libs/client/src/nest/index.ts') },
+  ...libs.map((l) => ({ find: `@tally/${l}`, replacement: resolve(__dirname, `libs/${l}/src/index.ts`) })),
+];
 const plugins = [swc.vite({ module: { type: 'es6' } })];
 
 export default defineConfig({

@@ -19,4 +19,6 @@ function copyAssets(dir) {
   }
 }
 for (const top of ['apps', 'libs']) copyAssets(join(root, top));
+// The client package builds apart: its own dist, declarations, no server lib on its path.
+execFileSync(process.execPath, [join(root, 'scripts', 'build-client.mjs')], { cwd: root, stdio: 'inherit' });
 console.log('build: dist/ ready');
