@@ -34,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'FILE', value: 'text' }],
     options: [],
     summary: 'validate a policy file; every error with its path (exit 1 when invalid)',
+    exit1: 'the policy file is invalid (every error is listed)',
     run: policyCheck,
   },
   {
@@ -51,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'read a token on stdin, print its SHA-256 for TALLY_TOKENS_FILE (with --name/--roles: the entry)',
+    exit1: 'the token or the entry cannot be made (e.g. an empty token on stdin)',
     run: tokensHash,
   },
   {
@@ -58,6 +60,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'FILE', value: 'text' }],
     options: [],
     summary: 'validate a tokens file; every error with its path (exit 1 when invalid)',
+    exit1: 'the tokens file is invalid (every error is listed)',
     run: tokensCheck,
   },
   {
@@ -65,6 +68,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [],
     options: [group, topic],
     summary: 'members, assigned partitions, committed and stored offsets, lag',
+    exit1: 'Kafka or Redis unreachable, or another failure',
     run: consumersStatusCommand,
   },
   {
@@ -82,6 +86,7 @@ export const COMMANDS: readonly Command[] = [
       topic,
     ],
     summary: "move a stopped group's offsets (and the projector's stored ones); refuses while members run",
+    exit1: 'the reset was refused (members still run) or failed (Kafka or Redis unreachable)',
     run: consumersResetCommand,
   },
   {
@@ -101,6 +106,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'recorded decisions re-evaluated under proposed policies: allowed/denied per policy, actual vs proposed',
+    exit1: 'the ledger could not be read (Kafka unreachable) or another failure',
     run: simulateCommand,
   },
   {
@@ -122,6 +128,7 @@ export const COMMANDS: readonly Command[] = [
       },
     ],
     summary: 'after a Redis loss, rebuild sustained counters (≥ 1h, calendar months) from the usage ledger',
+    exit1: 'the reseed failed (Kafka or Redis unreachable)',
     run: reseedCommand,
   },
   {
@@ -152,6 +159,7 @@ export const COMMANDS: readonly Command[] = [
       { name: 'force', help: 'replace an existing (inactive) namespace' },
     ],
     summary: 'rebuild projections from the ledger into a fresh namespace (progress, rate and ETA on stderr)',
+    exit1: 'the replay failed (Kafka or Redis unreachable)',
     run: replayCommand,
   },
   {
@@ -159,6 +167,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [],
     options: [],
     summary: 'namespaces, the active one, events and last update',
+    exit1: 'Redis unreachable, or another failure',
     run: projectionsList,
   },
   {
@@ -166,6 +175,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
     options: [{ name: 'force', help: 'switch to a namespace whose replay did not complete' }],
     summary: 'make a namespace the active one (queries and the projector follow)',
+    exit1: 'no such namespace, its replay is incomplete (without --force), or Redis unreachable',
     run: projectionsSwitch,
   },
   {
@@ -173,6 +183,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
     options: [],
     summary: 'delete an inactive namespace',
+    exit1: 'no such namespace, it is the active one, or Redis unreachable',
     run: projectionsDrop,
   },
   {
@@ -215,6 +226,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'differences per tenant / policy / bucket between two namespaces, or per key between the projection and the counters (exit 1 when any)',
+    exit1: 'differences were found (or, with --enforcement, differences that fail), or a failure',
     run: reconcileCommand,
   },
   {
@@ -223,6 +235,7 @@ export const COMMANDS: readonly Command[] = [
     options: [{ name: 'no-build', help: 'reuse dist/ as it is (default: build first)' }],
     summary:
       "run the repository's benchmarks (scripts/bench.mjs; both when none is named); --json: their reports",
+    exit1: "the benchmark failed: bench exits with the benchmark script's own code",
     run: benchCommand,
   },
 ];
