@@ -30,10 +30,9 @@ export default defineConfig({
   plugins,
   resolve: { alias },
   test: {
+    // Since vitest 5 an inline project extends this file: the plugins and aliases above apply to both.
     projects: [
       {
-        plugins,
-        resolve: { alias },
         test: {
           name: 'unit',
           include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'],
@@ -41,16 +40,15 @@ export default defineConfig({
         },
       },
       {
-        plugins,
-        resolve: { alias },
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
-          // One real Redis and one real broker are shared: files run one after another.
+          // One real Redis and one real broker are shared: files run one after another (vitest ≥ 4
+          // dropped `poolOptions.forks.singleFork`; `fileParallelism: false` means one worker).
           pool: 'forks',
-          poolOptions: { forks: { singleFork: true } },
+          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
