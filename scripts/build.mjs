@@ -1,7 +1,7 @@
 // npm run build: compile every app and lib with tsc, rewrite @tally/* imports to relative paths,
 // and copy the non-TypeScript assets (Lua scripts, protos) beside the compiled code.
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -19,4 +19,8 @@ function copyAssets(dir) {
   }
 }
 for (const top of ['apps', 'libs']) copyAssets(join(root, top));
+// The `bin` of package.json: executable, so `npm link` / `npx tally` / `./dist/apps/cli/src/main.js` run it.
+chmodSync(join(root, 'dist/apps/cli/src/main.js'), 0o755);
+// The client package builds apart: its own dist, declarations, no server lib on its path.
+execFileSync(process.execPath, [join(root, 'scripts', 'build-client.mjs')], { cwd: root, stdio: 'inherit' });
 console.log('build: dist/ ready');

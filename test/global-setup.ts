@@ -1,8 +1,8 @@
 /**
  * Integration suites run against a real Redis and a real Kafka broker, never mocks. Where they come from:
  * 1. REDIS_URL / KAFKA_BROKERS when given (CI with its own services, a developer's stack);
- * 2. else, on a Docker host, containers started with testcontainers (imported dynamically, so hosts
- *    without an engine never load it; install it with `npm i -D testcontainers` on such hosts);
+ * 2. else, on a Docker host, containers started with testcontainers (a devDependency, imported
+ *    dynamically so that hosts without an engine never load it);
  * 3. else the project's no-Docker local stack (docker/local/stack.sh): redis-server + a KRaft broker.
  * Whatever this setup starts, its teardown stops; what was already running is left alone.
  */
@@ -45,30 +45,13 @@ async function fromContainers(): Promise<{
   redisUrl: string;
   kafkaBrokers: string;
   stop: () => Promise<void>;
-} | null> {
-  // A string specifier keeps tsc and the bundler from requiring the package on hosts without it.
-  const moduleName = 'testcontainers';
-  let tc: {
-    GenericContainer: new (image: string) => {
-      withExposedPorts(...p: number[]): unknown;
-    };
-  };
-  try {
-    tc = (await import(moduleName)) as typeof tc;
-  } catch {
-    return null;
-  }
-  type Started = { getHost(): string; getMappedPort(p: number): number; stop(): Promise<unknown> };
-  type Builder = {
-    withExposedPorts(...p: (number | { container: number; host: number })[]): Builder;
-    withEnvironment(e: Record<string, string>): Builder;
-    start(): Promise<Started>;
-  };
-  const redis = await (new tc.GenericContainer('redis:7') as unknown as Builder)
-    .withExposedPorts(6379)
-    .start();
+}> {
+  // Imported only here, on a Docker host: the default no-Docker path never loads it (nor its engine
+  // client). A devDependency, so this import is type-checked like any other.
+  const { GenericContainer } = await import('testcontainers');
+  const redis = await new GenericContainer('redis:7').withExposedPorts(6379).start();
   // The image advertises localhost:9092, so the container's 9092 is bound to the same host port.
-  const kafka = await (new tc.GenericContainer('apache/kafka:3.9.1') as unknown as Builder)
+  const kafka = await new GenericContainer('apache/kafka:3.9.1')
     .withExposedPorts({ container: 9092, host: 9092 })
     .start();
   return {
@@ -89,11 +72,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   if (dockerEngineAnswers()) {
     const containers = await fromContainers();
-    if (containers) {
-      project.provide('redisUrl', containers.redisUrl);
-      project.provide('kafkaBrokers', containers.kafkaBrokers);
-      return containers.stop;
-    }
+    project.provide('redisUrl', containers.redisUrl);
+    project.provide('kafkaBrokers', containers.kafkaBrokers);
+    return containers.stop;
   }
   project.provide('redisUrl', 'redis://127.0.0.1:6379');
   project.provide('kafkaBrokers', '127.0.0.1:9092');

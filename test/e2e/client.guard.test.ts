@@ -9,7 +9,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type FastifyRequest } from 'fastify';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Quota, TallyGuard, TallyModule, type TallyModuleOptions } from '@tally/client';
+import { Quota, TallyGuard, TallyModule, type TallyModuleOptions } from '@tally/client/nest';
 import { freePort, uniqueName } from '@tally/testing';
 import { CALLER_TOKEN, DecisionApiHarness } from './support/decision-api.harness';
 

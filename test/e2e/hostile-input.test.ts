@@ -126,7 +126,7 @@ async function snapshot(client: Redis): Promise<Map<string, string>> {
     if (type === 'string') value = await client.get(key);
     else if (type === 'hash') value = Object.entries(await client.hgetall(key)).sort();
     else if (type === 'stream') value = await client.xrange(key, '-', '+');
-    else if (type === 'zset') value = await client.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'zset') value = await client.zrange(key, 0, '-1', 'WITHSCORES');
     else if (type === 'set') value = (await client.smembers(key)).sort();
     else if (type === 'list') value = await client.lrange(key, 0, -1);
     out.set(key, `${type} ${JSON.stringify(value)}`);

@@ -124,7 +124,11 @@ describe('tally reconcile --enforcement', () => {
     const compiled = compilePolicyFile(readFileSync(policiesFile, 'utf8'));
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
     redis = await PrivateRedis.start();
-    engineRedis = new Redis(redis.url, { enableOfflineQueue: false, enableAutoPipelining: false });
+    engineRedis = new Redis(redis.url, {
+      protocol: 2,
+      enableOfflineQueue: false,
+      enableAutoPipelining: false,
+    });
     await new Promise((r) => engineRedis.once('ready', r));
     const options: EngineOptions = {
       redis: { mode: 'single', url: redis.url },

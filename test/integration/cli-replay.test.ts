@@ -161,7 +161,7 @@ describe('tally replay / projections / reconcile', () => {
         const name = key.replace(`{${namespace}}`, '{ns}');
         if (name.endsWith(':meta')) continue; // creation and update times differ by nature
         if (type === 'hash') out[name] = await ops.hgetall(key);
-        else if (type === 'zset') out[name] = await ops.zrange(key, 0, -1, 'WITHSCORES');
+        else if (type === 'zset') out[name] = await ops.zrange(key, 0, '-1', 'WITHSCORES');
         else if (type === 'set') out[name] = (await ops.smembers(key)).sort();
       }
       return out;

@@ -64,7 +64,11 @@ describe('tally reseed', () => {
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
     set = compiled.set;
     redis = await PrivateRedis.start();
-    engineRedis = new Redis(redis.url, { enableOfflineQueue: false, enableAutoPipelining: false });
+    engineRedis = new Redis(redis.url, {
+      protocol: 2,
+      enableOfflineQueue: false,
+      enableAutoPipelining: false,
+    });
     await new Promise((r) => engineRedis.once('ready', r));
     opsRedis = openRedis({ mode: 'single', url: redis.url });
     const options: EngineOptions = {

@@ -89,7 +89,11 @@ describe(DecisionService.name, () => {
     const url = new URL(testEnv().redisUrl);
     url.pathname = `/${DB}`;
     redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { enableOfflineQueue: false, enableAutoPipelining: false });
+    sutRedis = new Redis(url.toString(), {
+      protocol: 2,
+      enableOfflineQueue: false,
+      enableAutoPipelining: false,
+    });
     await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
     source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
     const options: EngineOptions = {

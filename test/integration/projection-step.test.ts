@@ -73,7 +73,7 @@ async function snapshot(keys: ProjectionKeys): Promise<Record<string, unknown>> 
         : type === 'set'
           ? (await redis.smembers(key)).sort()
           : type === 'zset'
-            ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+            ? await redis.zrange(key, 0, '-1', 'WITHSCORES')
             : await redis.get(key);
   }
   return out;

@@ -28,6 +28,8 @@ export interface CommandSpec {
   readonly positionals: readonly PositionalSpec[];
   readonly options: readonly OptionSpec[];
   readonly summary: string;
+  /** What exit code 1 means for this command (`tally <command> --help` prints it). */
+  readonly exit1: string;
 }
 
 export interface ParsedArgs {
@@ -45,7 +47,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { name: 'brokers', value: 'text', placeholder: 'LIST', help: 'Kafka brokers (overrides KAFKA_BROKERS)' },
 ];
 
-const TIME_HELP = 'ISO 8601 like 2026-11-30T09:00:00Z, a date, now, or now-1h';
+export const TIME_HELP = 'ISO 8601 like 2026-11-30T09:00:00Z, a date, now, or now-1h';
 
 /** Reads one value; a message (without the command prefix) when it is not acceptable. */
 function convert(kind: ValueKind, raw: string, nowMs: number): { value: ArgValue } | { problem: string } {
@@ -156,7 +158,7 @@ function oneOf(choices: readonly string[]): string {
     : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
 }
 
-function findCommand(
+export function findCommand(
   words: readonly string[],
   commands: readonly CommandSpec[],
 ): { spec: CommandSpec } | { message: string } {
@@ -173,24 +175,4 @@ function findCommand(
       : { message: `tally ${words[0]}: unknown subcommand ${JSON.stringify(words[1])} (${subs})` };
   }
   return { message: `tally: unknown command ${JSON.stringify(words[0])}; run "tally help" for the list` };
-}
-
-/** `tally help`: every command with its options. */
-export function usageText(commands: readonly CommandSpec[]): string {
-  const lines = ['usage: tally <command> [arguments] [--json] [--redis-url URL] [--brokers LIST]', ''];
-  for (const c of commands) {
-    const args = [
-      ...c.positionals.map((p) => {
-        const name = p.choices === undefined ? p.name : p.choices.join('|');
-        return p.optional === true ? `[${name}]` : name;
-      }),
-      ...c.options.map((o) => {
-        const text = o.value === undefined ? `--${o.name}` : `--${o.name} ${o.placeholder ?? 'VALUE'}`;
-        return o.required === true ? text : `[${text}]`;
-      }),
-    ];
-    lines.push(`  tally ${[...c.path, ...args].join(' ')}`, `      ${c.summary}`);
-  }
-  lines.push('', `times: ${TIME_HELP}`, 'exit codes: 0 ok, 1 differences or failures, 2 bad arguments');
-  return lines.join('\n');
 }

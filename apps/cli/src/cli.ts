@@ -1,8 +1,10 @@
 import { ConfigError } from '@tally/config';
 import { OpsError } from '@tally/ops';
-import { parseArgs, usageText } from './cli-args';
+import { findCommand, parseArgs } from './cli-args';
+import { commandHelp, usageText } from './cli-help';
 import { CliContext, type CliIo } from './cli-context';
 import { COMMANDS } from './commands';
+import { packageVersion } from './package-version';
 
 /**
  * One run of `tally`: parse, run, print, and the exit code (0 ok, 1 differences or failures,
@@ -14,13 +16,16 @@ export async function runCli(
   io: CliIo,
   nowMs = Date.now(),
 ): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    if (argv.length === 0) {
-      io.stderr(usageText(COMMANDS));
-      return 2;
-    }
-    io.stdout(usageText(COMMANDS));
+  if (argv.length === 0) {
+    io.stderr(usageText(COMMANDS));
+    return 2;
+  }
+  if (argv[0] === '--version') {
+    io.stdout(packageVersion());
     return 0;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    return help(argv.filter((a) => !a.startsWith('-')).slice(argv[0] === 'help' ? 1 : 0), io);
   }
   const parsed = parseArgs(argv, COMMANDS, nowMs);
   if (!parsed.ok) {
@@ -55,4 +60,27 @@ export async function runCli(
   } finally {
     await ctx.close();
   }
+}
+
+/**
+ * `tally help [command]`, `tally <command> --help`: the list, one command in detail, or every command
+ * of a family (`tally consumers --help`). Help wins over every other argument and needs no config.
+ */
+function help(words: readonly string[], io: CliIo): number {
+  if (words.length === 0) {
+    io.stdout(usageText(COMMANDS));
+    return 0;
+  }
+  const found = findCommand(words, COMMANDS);
+  if ('spec' in found) {
+    io.stdout(commandHelp(found.spec));
+    return 0;
+  }
+  const family = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === words[0]);
+  if (words.length === 1 && family.length > 0) {
+    io.stdout(family.map(commandHelp).join('\n\n'));
+    return 0;
+  }
+  io.stderr(found.message);
+  return 2;
 }

@@ -35,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'FILE', value: 'text' }],
     options: [],
     summary: 'validate a policy file; every error with its path (exit 1 when invalid)',
+    exit1: 'the policy file is invalid (every error is listed)',
     run: policyCheck,
   },
   {
@@ -52,6 +53,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'read a token on stdin, print its SHA-256 for TALLY_TOKENS_FILE (with --name/--roles: the entry)',
+    exit1: 'the token or the entry cannot be made (e.g. an empty token on stdin)',
     run: tokensHash,
   },
   {
@@ -59,6 +61,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'FILE', value: 'text' }],
     options: [],
     summary: 'validate a tokens file; every error with its path (exit 1 when invalid)',
+    exit1: 'the tokens file is invalid (every error is listed)',
     run: tokensCheck,
   },
   {
@@ -66,6 +69,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [],
     options: [group, topic],
     summary: 'members, assigned partitions, committed and stored offsets, lag',
+    exit1: 'Kafka or Redis unreachable, or another failure',
     run: consumersStatusCommand,
   },
   {
@@ -83,6 +87,7 @@ export const COMMANDS: readonly Command[] = [
       topic,
     ],
     summary: "move a stopped group's offsets (and the projector's stored ones); refuses while members run",
+    exit1: 'the reset was refused (members still run) or failed (Kafka or Redis unreachable)',
     run: consumersResetCommand,
   },
   {
@@ -102,6 +107,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'recorded decisions re-evaluated under proposed policies: allowed/denied per policy, actual vs proposed',
+    exit1: 'the ledger could not be read (Kafka unreachable) or another failure',
     run: simulateCommand,
   },
   {
@@ -123,6 +129,7 @@ export const COMMANDS: readonly Command[] = [
       },
     ],
     summary: 'after a Redis loss, rebuild sustained counters (≥ 1h, calendar months) from the usage ledger',
+    exit1: 'the reseed failed (Kafka or Redis unreachable)',
     run: reseedCommand,
   },
   {
@@ -153,6 +160,7 @@ export const COMMANDS: readonly Command[] = [
       { name: 'force', help: 'replace an existing (inactive) namespace' },
     ],
     summary: 'rebuild projections from the ledger into a fresh namespace (progress, rate and ETA on stderr)',
+    exit1: 'the replay failed (Kafka or Redis unreachable)',
     run: replayCommand,
   },
   {
@@ -160,6 +168,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [],
     options: [],
     summary: 'namespaces, the active one, events and last update',
+    exit1: 'Redis unreachable, or another failure',
     run: projectionsList,
   },
   {
@@ -167,6 +176,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
     options: [{ name: 'force', help: 'switch to a namespace whose replay did not complete' }],
     summary: 'make a namespace the active one (queries and the projector follow)',
+    exit1: 'no such namespace, its replay is incomplete (without --force), or Redis unreachable',
     run: projectionsSwitch,
   },
   {
@@ -174,6 +184,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [{ name: 'NAMESPACE', value: 'namespace' }],
     options: [],
     summary: 'delete an inactive namespace',
+    exit1: 'no such namespace, it is the active one, or Redis unreachable',
     run: projectionsDrop,
   },
   {
@@ -216,6 +227,7 @@ export const COMMANDS: readonly Command[] = [
     ],
     summary:
       'differences per tenant / policy / bucket between two namespaces, or per key between the projection and the counters (exit 1 when any)',
+    exit1: 'differences were found (or, with --enforcement, differences that fail), or a failure',
     run: reconcileCommand,
   },
   {
@@ -224,6 +236,7 @@ export const COMMANDS: readonly Command[] = [
     options: [{ name: 'no-build', help: 'reuse dist/ as it is (default: build first)' }],
     summary:
       "run the repository's benchmarks (scripts/bench.mjs; both when none is named); --json: their reports",
+    exit1: "the benchmark failed: bench exits with the benchmark script's own code",
     run: benchCommand,
   },
 ];

@@ -1,5 +1,6 @@
-// The SDK core (`TallyClient`, its types, `TallyRequestError`) imports nothing from Nest or the
-// server's libs; the Nest integration (`TallyModule`, `TallyGuard`, `@Quota`) is a thin layer on it.
+// `@tally/client`, the SDK core: `TallyClient`, its types and `TallyRequestError`, on `node:http` only.
+// Does NOT own: the Nest layer (`TallyModule`, `TallyGuard`, `@Quota`: `@tally/client/nest`, so that
+// importing the SDK never loads Nest); the wire contract itself (the decision API defines it).
 export { TallyClient } from './tally.client';
 export { TallyRequestError } from './tally-request.error';
 export type {
@@ -20,6 +21,3 @@ export type {
   TallyRateLimitBinding,
   TallyWindow,
 } from './client.types';
-export { TallyModule, type TallyModuleOptions, type TallyModuleAsyncOptions } from './tally.module';
-export { TallyGuard } from './tally.guard';
-export { Quota, type QuotaOptions } from './quota.decorator';

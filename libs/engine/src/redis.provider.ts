@@ -24,6 +24,8 @@ const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 6)
  */
 export function createRedis(connection: RedisConnection): RedisClient {
   const common = {
+    // RESP2 on purpose (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3 and a HELLO.
+    protocol: 2 as const,
     enableOfflineQueue: false,
     enableAutoPipelining: false,
   };
@@ -42,6 +44,7 @@ export function createRedis(connection: RedisConnection): RedisClient {
       scaleReads: 'master',
       clusterRetryStrategy: backoff,
       redisOptions: {
+        protocol: 2 as const,
         maxRetriesPerRequest: 1,
         connectTimeout: 2000,
         username: connection.username,

@@ -10,8 +10,10 @@ export type OpsRedis = Redis | Cluster;
  */
 export function openRedis(target: RedisTarget): OpsRedis {
   const retryStrategy = (times: number): number | null => (times > 3 ? null : 200 * times);
+  // RESP2 on purpose (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3 and a HELLO.
+  const protocol = 2 as const;
   if (target.mode === 'single') {
-    return new Redis(target.url, { maxRetriesPerRequest: 2, connectTimeout: 3000, retryStrategy });
+    return new Redis(target.url, { protocol, maxRetriesPerRequest: 2, connectTimeout: 3000, retryStrategy });
   }
   return new Cluster(
     target.nodes.map((n) => ({ host: n.host, port: n.port })),
@@ -19,6 +21,7 @@ export function openRedis(target: RedisTarget): OpsRedis {
       scaleReads: 'master',
       clusterRetryStrategy: retryStrategy,
       redisOptions: {
+        protocol,
         maxRetriesPerRequest: 2,
         connectTimeout: 3000,
         username: target.username,

@@ -24,7 +24,13 @@ const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 6)
  */
 export function createRelayRedis(connection: RedisConnection): RelayRedis {
   const make = (name: string): RedisClient => {
-    const common = { connectionName: name, maxRetriesPerRequest: 1, connectTimeout: 2000 };
+    // RESP2 on purpose (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3 and a HELLO.
+    const common = {
+      protocol: 2 as const,
+      connectionName: name,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+    };
     if (connection.mode === 'single') {
       return new Redis(connection.url, { ...common, retryStrategy: backoff });
     }

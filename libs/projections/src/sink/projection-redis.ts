@@ -11,7 +11,13 @@ const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 6)
  * EVALSHA, and queries pipeline explicitly.
  */
 export function createProjectionRedis(target: RedisTarget, name = 'tally-projector'): ProjectionRedis {
-  const common = { connectionName: name, maxRetriesPerRequest: 1, connectTimeout: 2000 };
+  // RESP2 on purpose (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3 and a HELLO.
+  const common = {
+    protocol: 2 as const,
+    connectionName: name,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+  };
   if (target.mode === 'single') return new Redis(target.url, { ...common, retryStrategy: backoff });
   return new Cluster(
     target.nodes.map((n) => ({ host: n.host, port: n.port })),

@@ -1,11 +1,11 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import type { TallyFailMode } from './client.types';
+import type { TallyFailMode } from '../client.types';
 import { QUOTA_METADATA } from './client.constants';
 import { TallyGuard } from './tally.guard';
 
 /**
- * What a route spends and who pays. Every function receives the framework's request object (Fastify
- * or Express); a function that throws fails the request (500), it never skips the quota check.
+ * What a route spends and who pays. Every function receives the framework's request object (Fastify's
+ * request; other adapters are untested); a function that throws fails the request (500), it never skips the quota check.
  */
 export interface QuotaOptions<Req = unknown> {
   /** `tenant`, `principal`, `token`, `client`, `route` of the caller, e.g. from headers or auth. */

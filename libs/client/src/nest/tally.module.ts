@@ -7,9 +7,9 @@ import {
   type OnApplicationShutdown,
   type Provider,
 } from '@nestjs/common';
-import type { TallyClientOptions } from './client.types';
+import type { TallyClientOptions } from '../client.types';
 import { TALLY_OPTIONS } from './client.constants';
-import { TallyClient } from './tally.client';
+import { TallyClient } from '../tally.client';
 import { TallyGuard } from './tally.guard';
 
 /** `TallyModule.forRoot` options: the client's. */

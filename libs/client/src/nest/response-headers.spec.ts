@@ -6,7 +6,7 @@ import { setResponseHeaders } from './response-headers';
 describe(setResponseHeaders.name, () => {
   const headers = { 'ratelimit-limit': '10', 'retry-after': '3' };
 
-  it('uses header(name, value) where the framework has it (Fastify reply, Express response)', () => {
+  it('uses header(name, value) where the framework has it (a Fastify reply)', () => {
     const set: Record<string, string> = {};
     const reply = { header: (name: string, value: string) => (set[name] = value) };
 

@@ -1,7 +1,7 @@
 /**
- * Sets headers on the framework's response object: Fastify's reply and Express's response both have
- * `header(name, value)`; a bare `ServerResponse` has `setHeader`. Headers set here survive the
- * exception filter that writes a 429, since both frameworks keep them on the response until it is sent.
+ * Sets headers on the framework's response object: Fastify's reply has `header(name, value)`, a bare
+ * `ServerResponse` has `setHeader`. Headers set here survive the exception filter that writes a 429,
+ * since Fastify keeps them on the reply until it is sent (tested on Fastify only).
  */
 export function setResponseHeaders(response: unknown, headers: Readonly<Record<string, string>>): void {
   const target = response as {

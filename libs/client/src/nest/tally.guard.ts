@@ -6,12 +6,12 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { TallyDecision, TallyDecisionRequest } from './client.types';
+import type { TallyDecision, TallyDecisionRequest } from '../client.types';
 import { QUOTA_METADATA } from './client.constants';
 import type { QuotaOptions } from './quota.decorator';
 import { setResponseHeaders } from './response-headers';
-import { TallyClient } from './tally.client';
-import { TallyRequestError } from './tally-request.error';
+import { TallyClient } from '../tally.client';
+import { TallyRequestError } from '../tally-request.error';
 
 /**
  * Requests already decided: the guard may run twice for one request (applied by `@Quota` and also
