@@ -1,6 +1,6 @@
 import { decodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { ULID_PATTERN } from './cloud-event.v1';
+import { ULID_PATTERN } from './event-parts.v1';
 import { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 import { parseDecisionEvent } from './event-parsers';
 import { OutboxEntryError, type OutboxPayload } from './outbox-payload';

@@ -16,8 +16,8 @@ export {
   type OutboxWindow,
   type OutboxWindowResult,
 } from './outbox-payload';
-export { TallyCloudEventV1, ULID_PATTERN } from './cloud-event.v1';
-export { PolicyOutcomeV1, WindowStateV1 } from './event-parts.v1';
+export { cloudEventV1 } from './cloud-event.v1';
+export { PolicyOutcomeV1, ULID_PATTERN, WindowStateV1 } from './event-parts.v1';
 export { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
 export { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
