@@ -1,3 +1,4 @@
+import { DeadLetterHeadersV1 } from './dead-letter.v1';
 import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
 import { DECISION_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
 import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
@@ -22,6 +23,7 @@ export function eventContractDocuments(): ContractDocument[] {
     document(`${DECISION_EVENT_TYPE}.data.schema.json`, DecisionDataV1),
     document(`${USAGE_EVENT_TYPE}.event.schema.json`, UsageEventV1),
     document(`${DECISION_EVENT_TYPE}.event.schema.json`, DecisionEventV1),
+    document('tally.dlq.v1.headers.schema.json', DeadLetterHeadersV1),
   ];
 }
 

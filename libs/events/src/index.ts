@@ -1,5 +1,6 @@
 export { DENY_REASONS, isDenyReason, type DenyReason } from './deny-reasons';
 export {
+  CLOUDEVENTS_CONTENT_TYPE,
   CLOUDEVENTS_SPECVERSION,
   DECISION_EVENT_TYPE,
   DECISION_OUTCOMES,
@@ -29,3 +30,5 @@ export {
   type LedgerEvent,
   type ParseResult,
 } from './event-parsers';
+export { DEAD_LETTER_SOURCES, DeadLetterHeadersV1, type DeadLetterSource } from './dead-letter.v1';
+export { eventContractDocuments, JSON_SCHEMA_DIALECT, type ContractDocument } from './event-contracts';
