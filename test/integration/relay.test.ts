@@ -24,7 +24,7 @@ import {
   type LedgerConsumer,
 } from '@tally/ledger';
 import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
-import { denialLeaseKey, OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
+import { OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
 import type { Policy } from '@tally/policy';
 import { eventually, PrivateRedis, sleep, testEnv, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
@@ -358,10 +358,12 @@ describe(OutboxRelay.name, () => {
     expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
     expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);
     expect(await metric(sut, 'tally_relay_denials_drained_total')).toBe(50);
-    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBe(sut.get(OutboxRelay).consumerName);
+    expect(await redis.get(allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denialLease)).toBe(
+      sut.get(OutboxRelay).consumerName,
+    );
     await stopRelay(sut);
     // a graceful stop hands the leases back
-    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBeNull();
+    expect(await redis.get(allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denialLease)).toBeNull();
     await engine.close();
   });
 });

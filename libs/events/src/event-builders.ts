@@ -12,7 +12,7 @@ import {
   type OutboxEntry,
   type OutboxPayload,
   type OutboxWindowResult,
-} from './outbox-payload';
+} from './outbox/outbox-payload';
 import type { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 
 /**

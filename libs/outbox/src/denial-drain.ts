@@ -1,5 +1,10 @@
-import { parseDenialField } from '@tally/engine';
-import { denialEvent, isDenyReason, OutboxEntryError, type DeadLetterHeadersV1 } from '@tally/events';
+import {
+  denialEvent,
+  isDenyReason,
+  OutboxEntryError,
+  parseDenialField,
+  type DeadLetterHeadersV1,
+} from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
 import { eventMessage } from './outbox-batch';
 
