@@ -27,6 +27,7 @@ function compiler(explain: boolean): Ajv {
     messages: explain,
   });
   // strictRequired off: `then: { required: ['reason'] }` names a property declared beside it.
+  // unicodeRegExp off: the only pattern (the ULID) is ASCII, and V8 runs it faster without the u flag.
   ajv.addFormat('date-time', RFC3339);
   return ajv;
 }
