@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
 import { createLedger, TOPICS, type Ledger } from '@tally/ledger';
-import { buildTree, eventually, uniqueName } from '@tally/testing';
+import { buildTree, eventually, PublishedContracts, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
@@ -199,6 +199,7 @@ describe('extreme costs (built apps, private Redis and Kafka, TALLY_MAX_COST=10^
     await new DrainProbe(redis, ledger.admin, 8).drained(120_000);
     const kafka = await readUsage(ledger, new Set([TENANT]));
     expect(kafka.values.size).toBe(FITS + 1);
+    expect(kafka.violations).toEqual([]);
     for (const id of allowed) expect(kafka.values.has(id)).toBe(true);
     for (const [value] of kafka.values.values())
       expect((JSON.parse(value ?? '{}') as { data: { cost: number } }).data.cost).toBe(CEILING);
@@ -207,6 +208,7 @@ describe('extreme costs (built apps, private Redis and Kafka, TALLY_MAX_COST=10^
     const [letter] = await deadLetters(1);
     const refusedId = (JSON.parse(letter?.value ?? '{}') as { id: string }).id;
     expect(kafka.values.has(refusedId)).toBe(true);
+    expect(new PublishedContracts().deadLetterProblems(letter?.headers ?? {})).toEqual([]);
     expect(letter?.headers['tally-dlq-reason']).toMatch(
       /^overflow: the usage of policy .* would exceed 9007199254740991/,
     );

@@ -87,6 +87,7 @@ async function scenario(
   console.log(`[ledger-invariant] ${JSON.stringify(line)}`);
 
   expect(record.anomalies).toEqual([]);
+  expect(kafka.violations).toEqual([]);
   expect(report.missing).toEqual([]);
   expect(report.unexpected).toEqual([]);
   expect(report.divergent).toEqual([]);

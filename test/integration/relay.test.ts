@@ -24,9 +24,10 @@ import {
   type LedgerConsumer,
 } from '@tally/ledger';
 import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
-import { denialLeaseKey, OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
+import { OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
 import type { Policy } from '@tally/policy';
-import { eventually, PrivateRedis, sleep, testEnv, uniqueName } from '@tally/testing';
+import { eventually, PrivateRedis, PublishedContracts, sleep, testEnv, uniqueName } from '@tally/testing';
+import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -45,9 +46,24 @@ interface Seen {
 /** The relay publishes within a poll or two; Kafka group joins on the shared broker take seconds. */
 const POLL = { timeoutMs: 30_000, intervalMs: 100 } as const;
 
-/** Everything published to the ledger topics from now on whose tenant belongs to this run. */
+/** One record as read, for the contract checks. */
+interface RawRecord {
+  readonly topic: string;
+  readonly key: string;
+  readonly value: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Everything published to the ledger topics from now on whose tenant belongs to this run; each
+ * record checked against the published JSON Schema documents as it is read.
+ */
 class Collector {
   readonly seen: Seen[] = [];
+  readonly records: RawRecord[] = [];
+  /** Records that do not conform to docs/contracts/ (asserted empty). */
+  readonly violations: string[] = [];
+  private readonly contracts = new PublishedContracts();
   private constructor(private readonly consumer: LedgerConsumer) {}
 
   static async start(ledger: Ledger): Promise<Collector> {
@@ -82,6 +98,9 @@ class Collector {
           data: { tenant?: string; outcome?: string; count?: number };
         };
         if (!event.data.tenant?.startsWith(run)) continue;
+        const value = String(record.value);
+        collector.violations.push(...collector.contracts.eventProblems(value, record.headers));
+        collector.records.push({ topic: batch.topic, key: record.key ?? '', value, headers: record.headers });
         collector.seen.push({
           topic: batch.topic,
           id: event.id,
@@ -369,10 +388,62 @@ describe(OutboxRelay.name, () => {
     expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
     expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);
     expect(await metric(sut, 'tally_relay_denials_drained_total')).toBe(50);
-    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBe(sut.get(OutboxRelay).consumerName);
+    expect(await redis.get(allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denialLease)).toBe(
+      sut.get(OutboxRelay).consumerName,
+    );
     await stopRelay(sut);
     // a graceful stop hands the leases back
-    expect(await redis.get(denialLeaseKey(shardOf(tenant, SHARDS)))).toBeNull();
+    expect(await redis.get(allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denialLease)).toBeNull();
     await engine.close();
+  });
+
+  // Runs last: it reads back what the tests above published (allowed usage and decision events,
+  // coalesced denials), so every kind of event the relay writes is checked.
+  it('publishes only events that conform to docs/contracts/ and that the CloudEvents SDK parses alike', () => {
+    const kinds = new Set(
+      collector.records.map((r) => {
+        const event = JSON.parse(r.value) as { type: string; data: { outcome: string } };
+        return `${event.type}/${event.data.outcome}`;
+      }),
+    );
+    expect(kinds).toEqual(
+      new Set(['tally.usage.v1/allowed', 'tally.decision.v1/allowed', 'tally.decision.v1/denied']),
+    );
+    expect(collector.violations).toEqual([]);
+    for (const record of collector.records) {
+      const ours = JSON.parse(record.value) as Record<string, unknown>;
+      // The official SDK, structured mode: it picks the mode from the content-type header.
+      const message: KafkaMessage<string> = {
+        key: record.key,
+        value: record.value,
+        headers: record.headers,
+        body: record.value,
+      };
+      const parsed = CloudEventsKafka.toEvent<unknown>(message);
+      const event = Array.isArray(parsed) ? parsed[0] : parsed;
+      expect(event).toBeInstanceOf(CloudEvent);
+      if (!(event instanceof CloudEvent)) continue;
+      expect(event.validate()).toBe(true);
+      expect({
+        specversion: event.specversion,
+        id: event.id,
+        type: event.type,
+        source: event.source,
+        time: event.time,
+        subject: event.subject,
+        datacontenttype: event.datacontenttype,
+        data: event.data,
+      }).toEqual({
+        specversion: '1.0',
+        id: ours.id,
+        type: ours.type,
+        source: ours.source,
+        time: ours.time,
+        subject: ours.subject,
+        datacontenttype: 'application/json',
+        data: ours.data,
+      });
+      expect(event.partitionkey).toBe(record.key);
+    }
   });
 });

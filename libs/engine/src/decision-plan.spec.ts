@@ -1,6 +1,7 @@
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
-import { maxCostOf, PAYLOAD_PREFIX, planDecision, type PlanContext } from './decision-plan';
+import { PAYLOAD_PREFIX } from '@tally/events';
+import { maxCostOf, planDecision, type PlanContext } from './decision-plan';
 
 const SECRET = 'unit-test-secret-0123456789';
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { denialTag, payloadJson } from '@tally/events';
 import {
   keyOf,
   normalizeAttributes,
@@ -11,7 +12,6 @@ import {
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
-import { payloadJson } from './payload-json';
 import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
 
 /**
@@ -47,7 +47,7 @@ export interface DecisionPlan {
   readonly idempotencyRedisKey?: string;
   /** SHA-256 (hex) of the normalized request when an idempotency record is kept, else ''. */
   readonly fingerprint: string;
-  /** The outbox payload as JSON, starting with `PAYLOAD_PREFIX` (decide.lua relies on it). */
+  /** The outbox payload as JSON (@tally/events' `payloadJson`), starting with `PAYLOAD_PREFIX` (decide.lua relies on it). */
   readonly payloadJson: string;
   /** Any applicable policy fail_closed → a backend failure refuses (503); else it degrades. */
   readonly failClosed: boolean;
@@ -72,9 +72,6 @@ export interface PlanContext {
   /** Plan exactly this policy, matched or not (the state endpoint); default: `selectPolicies`. */
   readonly only?: Policy;
 }
-
-/** decide.lua derives the denied sample payload by replacing exactly this prefix. */
-export const PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",';
 
 function refuse(
   kind: PlanRefusal['kind'],
@@ -137,7 +134,11 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
         periodMs: w.periodMs,
         redisKey: windowKey(shard, scope, policy.name, w.name, key),
         mode,
-        denialTag: `${policy.name}|${key}|${w.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted'}`,
+        denialTag: denialTag(
+          policy.name,
+          key,
+          w.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted',
+        ),
       });
     }
   }
@@ -162,7 +163,6 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     idempotencyRedisKey,
     fingerprint,
     payloadJson: payloadJson({
-      prefix: PAYLOAD_PREFIX,
       id: ctx.decisionId,
       policySetVersion: ctx.policySet.version,
       tenant,

@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { RedisClient } from './decide.script';
-import { DEGRADED_RESULTS, type DegradedEntry } from './degraded-entry';
+import { DEGRADED_RESULTS } from '@tally/events';
+import type { DegradedEntry } from './degraded-entry';
 
 /**
  * Appends degraded entries to their shard outboxes with the fields decide.lua writes (`p`, `t`, `r`),

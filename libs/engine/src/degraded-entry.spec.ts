@@ -1,4 +1,5 @@
 import {
+  DEGRADED_RESULTS,
   decisionEventFromOutbox,
   parseDecisionEvent,
   parseUsageEvent,
@@ -8,7 +9,7 @@ import {
 import type { Policy, PolicySet } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { planDecision, type DecisionPlan } from './decision-plan';
-import { DEGRADED_RESULTS, degradedEntry, type DegradedEntry } from './degraded-entry';
+import { degradedEntry, type DegradedEntry } from './degraded-entry';
 
 const DECISION_ID = '01JDTESTDEGRADED0000000000';
 const TIME_MS = Date.UTC(2026, 10, 30, 9, 15, 0, 123);

@@ -1,5 +1,5 @@
+import { degradedPayload } from '@tally/events';
 import type { DecisionPlan } from './decision-plan';
-import { PAYLOAD_PREFIX } from './decision-plan';
 import type { BackendFailure } from './decision.types';
 
 /**
@@ -23,18 +23,12 @@ export interface DegradedEntry {
   readonly timeMs: number;
 }
 
-/** Field `r` of a degraded entry: no window was evaluated, so the events carry only static facts. */
-export const DEGRADED_RESULTS = '[]';
-
-const DEGRADED_PREFIX = '{"v":1,"outcome":"degraded",';
-
 /**
  * The entry of a degraded decision. The payload is the plan's allowed payload with its prefix swapped
  * (as decide.lua derives a denial's), so selectors, attributes, cost, idempotency key and policies are
  * byte for byte what an allowed decision of this request would have carried.
  */
 export function degradedEntry(plan: DecisionPlan, cause: BackendFailure, timeMs: number): DegradedEntry {
-  if (!plan.payloadJson.startsWith(PAYLOAD_PREFIX)) throw new Error('plan payload lacks its allowed prefix');
-  const payload = `${DEGRADED_PREFIX}"degraded_cause":${JSON.stringify(cause)},${plan.payloadJson.slice(PAYLOAD_PREFIX.length)}`;
+  const payload = degradedPayload(plan.payloadJson, cause);
   return { decisionId: plan.decisionId, shard: plan.shard.shard, outbox: plan.shard.outbox, payload, timeMs };
 }

@@ -35,17 +35,13 @@ export {
   KEY_PREFIX,
   NO_TENANT,
   allShardKeys,
-  denialField,
-  DENIAL_RESULTS_SUFFIX,
-  DENIAL_SAMPLE_SUFFIX,
   decodeScope,
   encodeScope,
   fnv1a32,
   idempotencyKey,
-  parseDenialField,
   parseWindowKey,
   shardKeys,
   shardOf,
   windowKey,
 } from './keys';
-export type { DenialFieldParts, ShardKeys, WindowKeyParts } from './keys';
+export type { ShardKeys, WindowKeyParts } from './keys';

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   allShardKeys,
   decodeScope,
-  denialField,
   encodeScope,
   fnv1a32,
   idempotencyKey,
-  parseDenialField,
   parseWindowKey,
   shardKeys,
   shardOf,
@@ -43,6 +41,7 @@ describe('keys', () => {
       base: 'tally:v1:{s7}',
       outbox: 'tally:v1:{s7}:outbox',
       denials: 'tally:v1:{s7}:denials',
+      denialLease: 'tally:v1:{s7}:denials:lease',
     });
     expect(allShardKeys(3).map((k) => k.outbox)).toEqual([
       'tally:v1:{s0}:outbox',
@@ -154,31 +153,6 @@ describe('keys', () => {
       ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
     ])('refuses %s', (_, redisKey) => {
       expect(parseWindowKey(redisKey, 'p', 'hourly')).toBeNull();
-    });
-  });
-
-  describe(parseDenialField.name, () => {
-    it('round-trips a field whose key contains | and #', () => {
-      const field = denialField(1764493200, 'notary', 'a|b#p', 'burst_quota_exhausted');
-      expect(field).toBe('1764493200|notary|a|b#p|burst_quota_exhausted');
-      expect(parseDenialField(field)).toEqual({
-        epochSecond: 1764493200,
-        policy: 'notary',
-        key: 'a|b#p',
-        reason: 'burst_quota_exhausted',
-        part: 'count',
-        countField: field,
-      });
-      expect(parseDenialField(`${field}#p`)).toMatchObject({
-        part: 'payload',
-        key: 'a|b#p',
-        countField: field,
-      });
-      expect(parseDenialField(`${field}#r`)).toMatchObject({ part: 'results', countField: field });
-    });
-
-    it.each(['', 'x|p|k|r', '12|p', '12|p|r'])('rejects %j', (field) => {
-      expect(parseDenialField(field)).toBeUndefined();
     });
   });
 });

@@ -12,6 +12,7 @@
  */
 
 import { hash } from 'node:crypto';
+import { denialHashKey, denialLeaseKey, outboxStreamKey } from '@tally/events';
 
 export const KEY_PREFIX = 'tally:v1';
 /** The scope (and shard basis) of requests that carry no `tenant` selector. */
@@ -53,19 +54,23 @@ export interface ShardKeys {
   readonly shard: number;
   /** `tally:v1:{s<N>}` */
   readonly base: string;
-  /** Stream of allowed decisions, read by the relay: `tally:v1:{s<N>}:outbox`. */
+  /** Stream of allowed decisions, read by the relay: `tally:v1:{s<N>}:outbox` (layout: @tally/events' outbox contract). */
   readonly outbox: string;
-  /**
-   * Hash of coalesced denials: field `<epochSecond>|<policy>|<key>|<reason>` → count, plus, written
-   * with the first denial of that field, `…#p` → its payload (JSON) and `…#r` → its window results
-   * (JSON). The relay drains seconds strictly older than the Redis clock and deletes them.
-   */
+  /** Hash of coalesced denials, `tally:v1:{s<N>}:denials` (fields: `denialField` of the outbox contract). */
   readonly denials: string;
+  /** The relay's lease on the denial hash, `tally:v1:{s<N>}:denials:lease`. */
+  readonly denialLease: string;
 }
 
 export function shardKeys(shard: number): ShardKeys {
   const base = `${KEY_PREFIX}:{s${shard}}`;
-  return { shard, base, outbox: `${base}:outbox`, denials: `${base}:denials` };
+  return {
+    shard,
+    base,
+    outbox: outboxStreamKey(base),
+    denials: denialHashKey(base),
+    denialLease: denialLeaseKey(base),
+  };
 }
 
 /** Every shard's keys: the relay iterates these to find the outbox streams. */
@@ -126,52 +131,4 @@ export function parseWindowKey(redisKey: string, policy: string, window: string)
  */
 export function idempotencyKey(shard: ShardKeys, scope: string, idempotencyKey: string): string {
   return `${shard.base}:idem.sha256:${scope}:${hash('sha256', idempotencyKey, 'base64url')}`;
-}
-
-/** The count field of one coalesced denial (see `ShardKeys.denials`). */
-export function denialField(epochSecond: number, policy: string, key: string, reason: string): string {
-  return `${epochSecond}|${policy}|${key}|${reason}`;
-}
-
-/** Suffix of the sample-payload field beside each count field. */
-export const DENIAL_SAMPLE_SUFFIX = '#p';
-/** Suffix of the sample window-results field beside each count field. */
-export const DENIAL_RESULTS_SUFFIX = '#r';
-
-/** A denial-hash field taken apart; `part` says which of the three fields of one denial it is. */
-export interface DenialFieldParts {
-  readonly epochSecond: number;
-  readonly policy: string;
-  readonly key: string;
-  readonly reason: string;
-  readonly part: 'count' | 'payload' | 'results';
-  /** The count field this one belongs to. */
-  readonly countField: string;
-}
-
-/**
- * Inverse of `denialField` (+ suffix). Policy names and reasons never contain `|` or `#`, so the key is
- * whatever lies between the second and the last `|` (a key value may contain either character).
- */
-export function parseDenialField(field: string): DenialFieldParts | undefined {
-  const part = field.endsWith(DENIAL_SAMPLE_SUFFIX)
-    ? 'payload'
-    : field.endsWith(DENIAL_RESULTS_SUFFIX)
-      ? 'results'
-      : 'count';
-  const countField = part === 'count' ? field : field.slice(0, -2);
-  const first = countField.indexOf('|');
-  const second = countField.indexOf('|', first + 1);
-  const last = countField.lastIndexOf('|');
-  if (first < 0 || second < 0 || last <= second) return undefined;
-  const epochSecond = Number(countField.slice(0, first));
-  if (!/^\d+$/.test(countField.slice(0, first)) || !Number.isSafeInteger(epochSecond)) return undefined;
-  return {
-    epochSecond,
-    policy: countField.slice(first + 1, second),
-    key: countField.slice(second + 1, last),
-    reason: countField.slice(last + 1),
-    part,
-    countField,
-  };
 }

@@ -1,39 +1,31 @@
-import 'reflect-metadata';
-import { Equals, IsNotEmpty, IsOptional, IsRFC3339, IsString, Matches } from 'class-validator';
+import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import { Text, ULID_PATTERN } from './event-parts.v1';
 import { CLOUDEVENTS_SPECVERSION, EVENT_DATA_CONTENT_TYPE } from './event-types';
 
-/** Crockford base32, 26 characters: a ULID (coalesced-denial ids are ULID-shaped too). */
-export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
 /**
- * The CloudEvents 1.0 structured-mode envelope shared by Tally's events. Subclasses pin `type` and
- * `data`. Unknown extension attributes are tolerated on consume (CloudEvents forward compatibility).
+ * The CloudEvents 1.0 structured-mode envelope shared by Tally's events, around one event type's
+ * `data`. Unknown extension attributes are tolerated on consume (CloudEvents forward compatibility),
+ * so the schema does not close the object.
  */
-export abstract class TallyCloudEventV1 {
-  /** CloudEvents version; always `1.0`. */
-  @Equals(CLOUDEVENTS_SPECVERSION)
-  specversion!: typeof CLOUDEVENTS_SPECVERSION;
-
-  /** Decision id (ULID), or the deterministic id of a coalesced denial: consumers deduplicate on it. */
-  @Matches(ULID_PATTERN, { message: 'id must be a ULID' })
-  id!: string;
-
-  /** Producer of the event: `tally/decision-api`. */
-  @IsString()
-  @IsNotEmpty()
-  source!: string;
-
-  /** Redis server time of the decision, RFC 3339 UTC with milliseconds. */
-  @IsRFC3339()
-  time!: string;
-
-  /** `<policy>/<key>` of the first (binding) policy; absent when no policy applied. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  subject?: string;
-
-  /** Media type of `data`: `application/json`. */
-  @Equals(EVENT_DATA_CONTENT_TYPE)
-  datacontenttype!: typeof EVENT_DATA_CONTENT_TYPE;
+export function cloudEventV1<T extends string, D extends TObject>(type: T, data: D) {
+  const envelope = {
+    specversion: Type.Literal(CLOUDEVENTS_SPECVERSION, { description: 'CloudEvents version; always `1.0`.' }),
+    id: Type.String({
+      pattern: ULID_PATTERN.source,
+      description:
+        'Decision id (ULID), or the deterministic ULID-shaped id of a coalesced denial: consumers deduplicate on it.',
+    }),
+    source: Text('Producer of the event: `tally/decision-api`.'),
+    type: Type.Literal(type, { description: `Always \`${type}\`.` }),
+    time: Type.String({
+      format: 'date-time',
+      description: 'Redis server time of the decision, RFC 3339 UTC with milliseconds.',
+    }),
+    subject: Type.Optional(
+      Text('`<policy>/<key>` of the first (binding) policy; absent when no policy applied.'),
+    ),
+    datacontenttype: Type.Literal(EVENT_DATA_CONTENT_TYPE, { description: 'Media type of `data`.' }),
+    data,
+  } satisfies TProperties;
+  return Type.Object(envelope, { description: `The CloudEvents 1.0 envelope of \`${type}\`.` });
 }

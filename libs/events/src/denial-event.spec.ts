@@ -1,9 +1,9 @@
 import { decodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { ULID_PATTERN } from './cloud-event.v1';
+import { ULID_PATTERN } from './event-parts.v1';
 import { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 import { parseDecisionEvent } from './event-parsers';
-import { OutboxEntryError, type OutboxPayload } from './outbox-payload';
+import { OutboxEntryError, type OutboxPayload } from './outbox/outbox-payload';
 
 const SECOND = 1_796_029_200; // 2026-11-30T09:00:00Z
 

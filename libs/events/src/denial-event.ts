@@ -3,7 +3,7 @@ import { encodeTime } from 'ulid';
 import type { DecisionEventV1 } from './decision-event.v1';
 import type { DenyReason } from './deny-reasons';
 import { decisionEvent } from './event-builders';
-import { decodeOutboxEntry, OutboxEntryError } from './outbox-payload';
+import { decodeOutboxEntry, OutboxEntryError } from './outbox/outbox-payload';
 
 /**
  * Denials of one key within one second, as the decision script coalesced them (denials are not in

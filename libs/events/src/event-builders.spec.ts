@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
 import { parseDecisionEvent, parseUsageEvent } from './event-parsers';
-import { OutboxEntryError, type OutboxEntry, type OutboxPayload } from './outbox-payload';
+import { OutboxEntryError, type OutboxEntry, type OutboxPayload } from './outbox/outbox-payload';
 
 const ID = '01JD5Z8M3KQ7W4X9T2B6N0R1CE';
 const T = '1796029200123'; // 2026-11-30T09:00:00.123Z

@@ -1,5 +1,5 @@
-import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
-import { PolicyOutcomeV1, WindowStateV1 } from './event-parts.v1';
+import type { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+import type { PolicyOutcomeV1 } from './event-parts.v1';
 import {
   CLOUDEVENTS_SPECVERSION,
   DECISION_EVENT_TYPE,
@@ -12,8 +12,8 @@ import {
   type OutboxEntry,
   type OutboxPayload,
   type OutboxWindowResult,
-} from './outbox-payload';
-import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+} from './outbox/outbox-payload';
+import type { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 
 /**
  * The usage event of an outbox entry, or null when the decision spent nothing (cost 0 reports state
@@ -23,7 +23,8 @@ import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
   const { payload, timeMs, results } = decodeOutboxEntry(entry);
   if (payload.cost <= 0 || payload.outcome === 'denied') return null;
-  const data = Object.assign(new UsageDataV1(), {
+  // Field order is wire order: JSON.stringify writes them as listed here (the specs pin the bytes).
+  const data: UsageDataV1 = {
     policy_set_version: payload.policy_set_version,
     ...optional('tenant', payload.tenant),
     selectors: { ...payload.selectors },
@@ -33,8 +34,8 @@ export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
     ...optional('degraded_cause', payload.degraded_cause),
     ...optional('idempotency_key', payload.idempotency_key),
     policies: policyOutcomes(payload, results),
-  });
-  return Object.assign(new UsageEventV1(), envelope(payload, timeMs), { type: USAGE_EVENT_TYPE, data });
+  };
+  return { ...envelope(payload, timeMs), type: USAGE_EVENT_TYPE, data };
 }
 
 /**
@@ -55,7 +56,7 @@ export function decisionEvent(
 ): DecisionEventV1 {
   const outcome = overrides.outcome ?? payload.outcome;
   const reason = overrides.reason ?? payload.reason;
-  const data = Object.assign(new DecisionDataV1(), {
+  const data: DecisionDataV1 = {
     policy_set_version: payload.policy_set_version,
     ...optional('tenant', payload.tenant),
     selectors: { ...payload.selectors },
@@ -67,11 +68,8 @@ export function decisionEvent(
     ...optional('idempotency_key', payload.idempotency_key),
     count: overrides.count,
     policies: policyOutcomes(payload, results),
-  });
-  return Object.assign(new DecisionEventV1(), envelope({ ...payload, id: overrides.id }, timeMs), {
-    type: DECISION_EVENT_TYPE,
-    data,
-  });
+  };
+  return { ...envelope({ ...payload, id: overrides.id }, timeMs), type: DECISION_EVENT_TYPE, data };
 }
 
 /**
@@ -101,28 +99,26 @@ function envelope(payload: OutboxPayload, timeMs: number) {
 
 function policyOutcomes(payload: OutboxPayload, results: readonly OutboxWindowResult[]): PolicyOutcomeV1[] {
   let next = 0;
-  return payload.policies.map((policy) =>
-    Object.assign(new PolicyOutcomeV1(), {
-      name: policy.name,
-      mode: policy.mode,
-      key: policy.key,
-      windows: policy.windows.map((window) => {
-        const result = results[next++];
-        return Object.assign(new WindowStateV1(), {
-          name: window.name,
-          role: window.role,
-          limit: window.limit,
-          ...(result === undefined
-            ? {}
-            : {
-                remaining: result.remaining,
-                reset_ms: result.reset_ms,
-                would_deny: result.would_deny === true,
-              }),
-        });
-      }),
+  return payload.policies.map((policy) => ({
+    name: policy.name,
+    mode: policy.mode,
+    key: policy.key,
+    windows: policy.windows.map((window) => {
+      const result = results[next++];
+      return {
+        name: window.name,
+        role: window.role,
+        limit: window.limit,
+        ...(result === undefined
+          ? {}
+          : {
+              remaining: result.remaining,
+              reset_ms: result.reset_ms,
+              would_deny: result.would_deny === true,
+            }),
+      };
     }),
-  );
+  }));
 }
 
 /** Optional fields are omitted, never `undefined`/`null`, so the JSON stays minimal and validates. */

@@ -1,10 +1,7 @@
-import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
-import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
-import { decisionEventProblem, usageEventProblem } from './event-guards';
+import { DecisionEventV1 } from './decision-event.v1';
 import { DECISION_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
-import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+import { decisionEventValidator, usageEventValidator, type EventValidator } from './event-validators';
+import { UsageEventV1 } from './usage-event.v1';
 
 /** A consumed message: the validated event, or why it was rejected (the dead-letter reason). */
 export type ParseResult<E> =
@@ -12,25 +9,13 @@ export type ParseResult<E> =
 
 export type LedgerEvent = UsageEventV1 | DecisionEventV1;
 
-interface EventKind<E> {
+interface EventKind {
   readonly type: string;
-  readonly envelope: new () => E;
-  readonly data: new () => object;
-  readonly problem: (event: Record<string, unknown>) => string | null;
+  readonly validator: EventValidator;
 }
 
-const USAGE: EventKind<UsageEventV1> = {
-  type: USAGE_EVENT_TYPE,
-  envelope: UsageEventV1,
-  data: UsageDataV1,
-  problem: usageEventProblem,
-};
-const DECISION: EventKind<DecisionEventV1> = {
-  type: DECISION_EVENT_TYPE,
-  envelope: DecisionEventV1,
-  data: DecisionDataV1,
-  problem: decisionEventProblem,
-};
+const USAGE: EventKind = { type: USAGE_EVENT_TYPE, validator: usageEventValidator };
+const DECISION: EventKind = { type: DECISION_EVENT_TYPE, validator: decisionEventValidator };
 
 /** Validates a `tally.usage.v1` message as read from Kafka. */
 export function parseUsageEvent(message: Buffer | string): ParseResult<UsageEventV1> {
@@ -56,7 +41,7 @@ export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEv
   }
 }
 
-function parseAs<E extends LedgerEvent>(kind: EventKind<E>, message: Buffer | string): ParseResult<E> {
+function parseAs<E extends LedgerEvent>(kind: EventKind, message: Buffer | string): ParseResult<E> {
   const plain = parseJson(message);
   if (!plain.ok) return plain;
   // The type is checked first so a message on the wrong topic gets one clear reason, not twenty.
@@ -86,53 +71,45 @@ function parseJson(message: Buffer | string): ParsedJson {
 }
 
 /**
- * The fast guard decides; class-validator explains. A valid event (the normal case) never pays for
- * class-transformer/class-validator; a rejected one gets every problem listed, as the DTOs word it.
+ * The compiled validator decides; its verbose twin explains a rejection, every problem listed.
+ * The checked plain object IS the event (the objects are this parse's own, fresh from JSON.parse,
+ * so nothing is copied). Null optional fields, which consumers have always read as absent, are
+ * dropped before validation so the published schema (absent, never null) is the one that judges.
  */
 function validated<E extends LedgerEvent>(
-  kind: EventKind<E>,
+  kind: EventKind,
   plain: Record<string, unknown>,
   nulls: boolean,
 ): ParseResult<E> {
-  const problem = kind.problem(plain);
-  if (problem === null) return { ok: true, event: nulls ? hydrate<E>(plain) : (plain as E) };
-  const event = plainToInstance(kind.envelope, plain, { enableImplicitConversion: false });
-  const errors = validateSync(event, { forbidUnknownValues: true, validationError: { target: false } });
-  const reasons = describe(errors);
-  return { ok: false, reason: reasons.length > 0 ? reasons.join('; ') : `${problem}: invalid` };
+  if (nulls) dropEventNulls(plain);
+  if (kind.validator.accepts(plain)) return { ok: true, event: plain as unknown as E };
+  const reasons = kind.validator.problems(plain);
+  return { ok: false, reason: reasons.length > 0 ? reasons.join('; ') : 'invalid' };
 }
 
 /**
- * The checked plain object IS the event: the classes are its declared shape (and class-validator's
- * schema for the reasons of a rejected one), never needed at run time. Null optional fields, which
- * @IsOptional lets through, are dropped so the types' `field?: T` holds. The objects are this
- * parse's own (fresh from JSON.parse), so nothing is copied; giving them their class prototypes
- * (Object.setPrototypeOf) cost 8 % of a replay's CPU and is not done.
+ * Drops `null` fields where the event may have optional ones: the envelope, `data`, each window. A
+ * null required field becomes a missing one, rejected all the same. `data.reason` keeps its null:
+ * a reason, when present at all, must be a deny reason (as it always had to be).
  */
-function hydrate<E extends LedgerEvent>(plain: Record<string, unknown>): E {
-  const data = plain.data as { policies: { windows: object[] }[] };
-  for (const policy of data.policies) {
-    for (const window of policy.windows) dropNulls(window);
-  }
+function dropEventNulls(event: Record<string, unknown>): void {
+  dropNulls(event);
+  const data = event.data;
+  if (!isObject(data)) return;
+  const reason = data.reason;
   dropNulls(data);
-  return dropNulls(plain) as E;
+  if (reason === null) data.reason = null;
+  if (!Array.isArray(data.policies)) return;
+  for (const policy of data.policies as unknown[]) {
+    if (!isObject(policy) || !Array.isArray(policy.windows)) continue;
+    for (const window of policy.windows as unknown[]) if (isObject(window)) dropNulls(window);
+  }
 }
 
-function dropNulls<T extends object>(value: T): T {
-  const record = value as Record<string, unknown>;
+function dropNulls(record: Record<string, unknown>): void {
   for (const key in record) if (record[key] === null) delete record[key];
-  return value;
 }
 
-/** `data.policies[0].windows[1].limit: limit must be an integer number`, one per problem. */
-function describe(errors: readonly ValidationError[], parent = ''): string[] {
-  return errors.flatMap((error) => {
-    const path = /^\d+$/.test(error.property)
-      ? `${parent}[${error.property}]`
-      : parent === ''
-        ? error.property
-        : `${parent}.${error.property}`;
-    const own = Object.values(error.constraints ?? {}).map((message) => `${path}: ${message}`);
-    return [...own, ...describe(error.children ?? [], path)];
-  });
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -19,3 +19,9 @@ export const DECISION_OUTCOMES = ['allowed', 'denied', 'degraded'] as const;
  * - `degraded`: allowed under `fail_open` because the backend failed; nothing could be counted.
  */
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+
+/**
+ * The Kafka `content-type` header of every event: the CloudEvents Kafka protocol binding, structured
+ * mode (the whole event, envelope and `data`, is the record value).
+ */
+export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';

@@ -41,3 +41,4 @@ export type {
   ResetTarget,
   TopicPartitionOffsets,
 } from './kafka-admin.port';
+export { asyncApiDocument } from './asyncapi';

@@ -1,5 +1,5 @@
 import { encodeScope, shardKeys, shardOf, windowKey } from '@tally/engine';
-import { UsageEventV1 } from '@tally/events';
+import type { UsageEventV1 } from '@tally/events';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { ReseedAccumulator, sustainedWindows } from './reseed-plan';
@@ -52,8 +52,12 @@ const SET: PolicySet = {
 let seq = 0;
 function usage(timeMs: number, cost: number, over: Partial<UsageEventV1['data']> = {}): UsageEventV1 {
   seq++;
-  return Object.assign(new UsageEventV1(), {
+  return {
+    specversion: '1.0',
     id: `01J${String(seq).padStart(23, '0')}`,
+    source: 'tally/decision-api',
+    type: 'tally.usage.v1',
+    datacontenttype: 'application/json',
     time: new Date(timeMs).toISOString(),
     data: {
       policy_set_version: 'v',
@@ -65,7 +69,7 @@ function usage(timeMs: number, cost: number, over: Partial<UsageEventV1['data']>
       policies: [{ name: 'p', mode: 'enforce', key: 'svc%3A1', windows: [] }],
       ...over,
     },
-  } as Partial<UsageEventV1>);
+  };
 }
 
 const key = (window: string) =>

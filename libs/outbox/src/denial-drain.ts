@@ -1,5 +1,10 @@
-import { parseDenialField } from '@tally/engine';
-import { denialEvent, isDenyReason, OutboxEntryError } from '@tally/events';
+import {
+  denialEvent,
+  isDenyReason,
+  OutboxEntryError,
+  parseDenialField,
+  type DeadLetterHeadersV1,
+} from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
 import { eventMessage } from './outbox-batch';
 
@@ -104,6 +109,6 @@ function deadDenial(
   return {
     key: field,
     value: JSON.stringify({ source: 'tally-relay', shard, field, reason, fields }),
-    headers: { 'tally-dlq-reason': reason, 'tally-dlq-source': 'denials' },
+    headers: { 'tally-dlq-reason': reason, 'tally-dlq-source': 'denials' } satisfies DeadLetterHeadersV1,
   };
 }

@@ -4,15 +4,6 @@ import { RELAY_OPTIONS, RELAY_REDIS } from './outbox.constants';
 import type { RelayRedis } from './relay-redis';
 import type { ResolvedRelayOptions } from './relay.options';
 
-/**
- * The lease on one shard's denial hash: `tally:v1:{s<N>}:denials:lease` (same hash tag as the hash),
- * value = the owning relay's consumer name. Derived from the engine's key so it follows any change of
- * the layout; it belongs in engine keys.ts (reported to its owner).
- */
-export function denialLeaseKey(shard: number): string {
-  return `${shardKeys(shard).denials}:lease`;
-}
-
 const HSCAN_COUNT = 1000;
 const HDEL_CHUNK = 1000;
 
@@ -30,7 +21,7 @@ export class DenialStore {
    * lease that expires mid-drain (a long Kafka stall) costs at most a duplicate event with the same id.
    */
   async acquire(shard: number): Promise<boolean> {
-    const key = denialLeaseKey(shard);
+    const key = shardKeys(shard).denialLease;
     const me = this.options.consumerName;
     const ttl = this.options.denialLeaseMs;
     if ((await this.redis.commands.set(key, me, 'PX', ttl, 'NX')) === 'OK') return true;
@@ -41,7 +32,7 @@ export class DenialStore {
 
   /** Gives the lease up at shutdown so another relay drains the shard without waiting for expiry. */
   async release(shard: number): Promise<void> {
-    const key = denialLeaseKey(shard);
+    const key = shardKeys(shard).denialLease;
     if ((await this.redis.commands.get(key)) === this.options.consumerName)
       await this.redis.commands.del(key);
   }

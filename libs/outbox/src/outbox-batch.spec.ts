@@ -1,6 +1,7 @@
 import { TOPICS } from '@tally/ledger';
 import { describe, expect, it } from 'vitest';
-import { chunkTopicMessages, CLOUDEVENTS_CONTENT_TYPE, planOutboxBatch } from './outbox-batch';
+import { CLOUDEVENTS_CONTENT_TYPE } from '@tally/events';
+import { chunkTopicMessages, planOutboxBatch } from './outbox-batch';
 import type { StreamEntry } from './stream-entries';
 
 const ID = '01JD0000000000000000000001';

@@ -1,16 +1,15 @@
 import {
+  CLOUDEVENTS_CONTENT_TYPE,
   decisionEventFromOutbox,
   kafkaKeyOf,
   OutboxEntryError,
   usageEventFromOutbox,
+  type DeadLetterHeadersV1,
   type DecisionEventV1,
   type UsageEventV1,
 } from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
 import type { StreamEntry } from './stream-entries';
-
-/** CloudEvents Kafka binding, structured mode: the whole event is the value. */
-export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';
 
 /** What one read batch becomes: the Kafka messages, and the stream entries they stand for. */
 export interface OutboxBatchPlan {
@@ -83,7 +82,7 @@ export function deadLetter(entry: StreamEntry, reason: string): LedgerMessage {
       reason,
       fields: entry.fields,
     }),
-    headers: { 'tally-dlq-reason': reason, 'tally-dlq-source': 'outbox' },
+    headers: { 'tally-dlq-reason': reason, 'tally-dlq-source': 'outbox' } satisfies DeadLetterHeadersV1,
   };
 }
 

@@ -4,3 +4,4 @@ export { freePort } from './free-port';
 export { PrivateRedis } from './private-redis';
 export { makeSelfSignedCert, type SelfSignedCert } from './self-signed-cert';
 export { testEnv, uniqueName } from './test-env';
+export { PublishedContracts } from './published-contracts';

@@ -4,13 +4,15 @@
  * the projector's usage totals per tenant over its query API.
  */
 import { TOPICS, type Ledger } from '@tally/ledger';
-import { eventually, uniqueName } from '@tally/testing';
+import { eventually, PublishedContracts, uniqueName } from '@tally/testing';
 import type { ClientRecord } from './ledger-client.record';
 
 export interface KafkaUsage {
   /** Every usage event of the wanted tenants, duplicates included, by id. */
   readonly values: ReadonlyMap<string, readonly string[]>;
   readonly events: number;
+  /** How each wanted event departs from the JSON Schema published in docs/contracts/ (none, we assert). */
+  readonly violations: readonly string[];
 }
 
 /** Reads the usage topic from the beginning up to its current high watermarks. */
@@ -19,6 +21,8 @@ export async function readUsage(ledger: Ledger, tenants: ReadonlySet<string>): P
   for (const p of await ledger.admin.fetchTopicOffsets(TOPICS.usage)) high.set(p.partition, BigInt(p.high));
   const next = new Map<number, bigint>();
   const values = new Map<string, string[]>();
+  const violations: string[] = [];
+  const contracts = new PublishedContracts();
   let events = 0;
   const consumer = ledger.consumers.create({
     groupId: uniqueName('ledger-e2e-reader'),
@@ -33,6 +37,7 @@ export async function readUsage(ledger: Ledger, tenants: ReadonlySet<string>): P
       const event = JSON.parse(value) as { id: string; data: { tenant?: string } };
       if (event.data.tenant === undefined || !tenants.has(event.data.tenant)) continue;
       events++;
+      violations.push(...contracts.eventProblems(value, record.headers));
       values.set(event.id, [...(values.get(event.id) ?? []), value]);
     }
     return Promise.resolve();
@@ -44,7 +49,7 @@ export async function readUsage(ledger: Ledger, tenants: ReadonlySet<string>): P
     what: 'the usage topic to be read to its high watermark',
   });
   await consumer.disconnect();
-  return { values, events };
+  return { values, events, violations };
 }
 
 export interface ProjectedTotal {

@@ -1,4 +1,4 @@
-import { parseLedgerEvent, type LedgerEvent } from '@tally/events';
+import { parseLedgerEvent, type DeadLetterHeadersV1, type LedgerEvent } from '@tally/events';
 import type { LedgerBatch, LedgerMessage, LedgerRecord } from '@tally/ledger';
 
 /** A record the projector cannot apply, and why: what goes to the dead-letter topic. */
@@ -65,13 +65,15 @@ export function deadLetterOf(
     value: record.value ?? Buffer.alloc(0),
     headers: {
       ...record.headers,
-      'tally-dlq-reason': reason,
-      'tally-dlq-source': 'projector',
-      'tally-dlq-group': groupId,
-      'tally-dlq-topic': batch.topic,
-      'tally-dlq-partition': String(batch.partition),
-      'tally-dlq-offset': record.offset,
-      'tally-dlq-timestamp': record.timestamp,
+      ...({
+        'tally-dlq-reason': reason,
+        'tally-dlq-source': 'projector',
+        'tally-dlq-group': groupId,
+        'tally-dlq-topic': batch.topic,
+        'tally-dlq-partition': String(batch.partition),
+        'tally-dlq-offset': record.offset,
+        'tally-dlq-timestamp': record.timestamp,
+      } satisfies DeadLetterHeadersV1),
     },
   };
 }

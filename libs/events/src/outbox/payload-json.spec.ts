@@ -1,24 +1,29 @@
-import type { Policy } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
-import { payloadJson, type PayloadParts } from './payload-json';
+import { payloadJson, type PayloadParts, type PayloadPolicy } from './payload-json';
 
-const PREFIX = '{"v":1,"outcome":"allowed",';
-
-function policy(name: string, mode: Policy['mode']): Policy {
-  return {
+/** A loaded policy as the engine passes it: more than the payload carries (none of it may leak). */
+function policy(name: string, mode: PayloadPolicy['mode']): PayloadPolicy {
+  const loaded = {
     name,
     match: {},
     unless: {},
     key: ['principal'],
     windows: [
-      { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
-      { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
+      { name: 'burst', role: 'burst' as const, algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
+      {
+        name: 'sustained',
+        role: 'sustained' as const,
+        algorithm: 'fixed_window',
+        limit: 100,
+        periodMs: 60_000,
+      },
     ],
     maxCost: 10,
     onBackendFailure: 'fail_open',
     mode,
     enabled: true,
   };
+  return loaded;
 }
 
 /** The reference: the payload object in contract order, stringified. */
@@ -49,7 +54,6 @@ const cases: [string, PayloadParts][] = [
   [
     'tenant, idempotency key and two policies',
     {
-      prefix: PREFIX,
       id: '01JDTESTDECISION0000000000',
       policySetVersion: 'v-test',
       tenant: 'acme',
@@ -66,7 +70,6 @@ const cases: [string, PayloadParts][] = [
   [
     'no tenant, no idempotency key, no policy',
     {
-      prefix: PREFIX,
       id: '01JDTESTDECISION0000000001',
       policySetVersion: 'v2',
       tenant: undefined,
@@ -80,7 +83,6 @@ const cases: [string, PayloadParts][] = [
   [
     'values that JSON must escape',
     {
-      prefix: PREFIX,
       id: 'id"\\',
       policySetVersion: 'v\u2028',
       tenant: 'a"c\\me',

@@ -1,14 +1,24 @@
-import type { Policy } from '@tally/policy';
+import { PAYLOAD_PREFIX } from './payload-prefix';
+
+/** What the encoder needs of a loaded policy (the engine passes its `Policy` objects). */
+export interface PayloadPolicy {
+  readonly name: string;
+  readonly mode: 'enforce' | 'shadow';
+  readonly windows: readonly {
+    readonly name: string;
+    readonly role: 'burst' | 'sustained';
+    readonly limit: number;
+  }[];
+}
 
 /**
- * The outbox payload (`OutboxPayload`) as JSON, built as text: byte for byte what `JSON.stringify`
+ * The encoder of the outbox payload (`OutboxPayload`, decoded by `decodeOutboxEntry`) as JSON, built as text: byte for byte what `JSON.stringify`
  * gives for the object with fields in contract order (`v`, `outcome`, `id`, `policy_set_version`,
  * `tenant`?, `selectors`, `attributes`, `cost`, `idempotency_key`?, `policies`). Each policy's fixed
- * part (name, mode, windows) is stringified once per loaded `Policy` object, not once per decision:
+ * part (name, mode, windows) is stringified once per loaded policy object, not once per decision:
  * a new policy set brings new objects, so the cache can never outlive the rules it describes.
  */
 export interface PayloadParts {
-  readonly prefix: string;
   readonly id: string;
   readonly policySetVersion: string;
   readonly tenant: string | undefined;
@@ -16,7 +26,7 @@ export interface PayloadParts {
   readonly attributes: Readonly<Record<string, string>>;
   readonly cost: number;
   readonly idempotencyKey: string | undefined;
-  readonly policies: readonly { readonly policy: Policy; readonly key: string }[];
+  readonly policies: readonly { readonly policy: PayloadPolicy; readonly key: string }[];
 }
 
 interface PolicyJson {
@@ -26,9 +36,9 @@ interface PolicyJson {
   readonly tail: string;
 }
 
-const policyJsonCache = new WeakMap<Policy, PolicyJson>();
+const policyJsonCache = new WeakMap<PayloadPolicy, PolicyJson>();
 
-function policyJsonOf(policy: Policy): PolicyJson {
+function policyJsonOf(policy: PayloadPolicy): PolicyJson {
   let cached = policyJsonCache.get(policy);
   if (!cached) {
     const windows = policy.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit }));
@@ -42,7 +52,7 @@ function policyJsonOf(policy: Policy): PolicyJson {
 }
 
 export function payloadJson(parts: PayloadParts): string {
-  let json = `${parts.prefix}"id":${JSON.stringify(parts.id)},"policy_set_version":${JSON.stringify(parts.policySetVersion)}`;
+  let json = `${PAYLOAD_PREFIX}"id":${JSON.stringify(parts.id)},"policy_set_version":${JSON.stringify(parts.policySetVersion)}`;
   if (parts.tenant !== undefined) json += `,"tenant":${JSON.stringify(parts.tenant)}`;
   json += `,"selectors":${JSON.stringify(parts.selectors)},"attributes":${JSON.stringify(parts.attributes)},"cost":${JSON.stringify(parts.cost)}`;
   if (parts.idempotencyKey !== undefined)

@@ -1,5 +1,5 @@
-import type { DenyReason } from './deny-reasons';
-import type { DecisionOutcome } from './event-types';
+import type { DenyReason } from '../deny-reasons';
+import type { DecisionOutcome } from '../event-types';
 
 /**
  * What the decision API hands the Lua script for the outbox stream (`tally:v1:{s<N>}:outbox`), field

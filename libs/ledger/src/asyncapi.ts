@@ -1,0 +1,141 @@
+import {
+  CLOUDEVENTS_CONTENT_TYPE,
+  DeadLetterHeadersV1,
+  DecisionEventV1,
+  EVENT_SOURCE,
+  UsageEventV1,
+} from '@tally/events';
+import { ledgerTopicSpecs, TOPICS } from './topics';
+
+/** The documented defaults of `TALLY_TOPIC_PARTITIONS` and `TALLY_TOPIC_REPLICATION`. */
+const DEFAULT_TOPICS = { partitions: 12, replicationFactor: 1 };
+const KAFKA_BINDING = '0.5.0';
+
+/**
+ * The AsyncAPI 3.0 document of Tally's topics: names, keys, headers, partitions, retention and the
+ * CloudEvents envelope with each type's `data`, built from the definitions the code runs on (topic
+ * specs here, event schemas in @tally/events). Published as docs/contracts/asyncapi.json;
+ * asyncapi.spec.ts validates it with the AsyncAPI parser and fails when the committed file is stale.
+ */
+export function asyncApiDocument(): Record<string, unknown> {
+  const specs = new Map(ledgerTopicSpecs(DEFAULT_TOPICS).map((spec) => [spec.topic, spec]));
+  const channel = (topic: string, message: string, description: string) => {
+    const spec = specs.get(topic);
+    const retention = spec?.configs?.['retention.ms'];
+    return {
+      address: topic,
+      description,
+      messages: { [message]: { $ref: `#/components/messages/${message}` } },
+      bindings: {
+        kafka: {
+          topic,
+          partitions: spec?.partitions,
+          replicas: spec?.replicationFactor,
+          ...(retention === undefined ? {} : { topicConfiguration: { 'retention.ms': Number(retention) } }),
+          bindingVersion: KAFKA_BINDING,
+        },
+      },
+    };
+  };
+  const operation = (action: 'send' | 'receive', channel: string, message: string, summary: string) => ({
+    action,
+    summary,
+    channel: { $ref: `#/channels/${channel}` },
+    messages: [{ $ref: `#/channels/${channel}/messages/${message}` }],
+  });
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Tally ledger',
+      version: '1.0.0',
+      description:
+        'The Kafka topics Tally writes. Events are CloudEvents 1.0 in structured mode: the record value is the whole event as JSON, its `content-type` header `application/cloudevents+json`. ' +
+        `Partitions and replication are the defaults of TALLY_TOPIC_PARTITIONS and TALLY_TOPIC_REPLICATION; topics without retention.ms keep the broker's retention. Source of every event: \`${EVENT_SOURCE}\`.`,
+    },
+    defaultContentType: CLOUDEVENTS_CONTENT_TYPE,
+    channels: {
+      usage: channel(
+        TOPICS.usage,
+        'usageEvent',
+        'Every allowed or degraded decision with cost > 0: the commercial ledger, kept forever.',
+      ),
+      decision: channel(
+        TOPICS.decision,
+        'decisionEvent',
+        'Every allowed or degraded decision with cost > 0, and every quota denial (coalesced per second, key and reason).',
+      ),
+      deadLetter: channel(
+        TOPICS.deadLetter,
+        'deadLetter',
+        'Records the relay or the projector could not turn into, or apply as, a valid event. Never dropped silently.',
+      ),
+    },
+    operations: {
+      sendUsage: operation('send', 'usage', 'usageEvent', 'The relay publishes usage events.'),
+      sendDecision: operation('send', 'decision', 'decisionEvent', 'The relay publishes decision events.'),
+      sendDeadLetter: operation(
+        'send',
+        'deadLetter',
+        'deadLetter',
+        'The relay and the projector dead-letter.',
+      ),
+      receiveUsage: operation('receive', 'usage', 'usageEvent', 'The projector (and billing) consume usage.'),
+      receiveDecision: operation('receive', 'decision', 'decisionEvent', 'The projector consumes decisions.'),
+    },
+    components: {
+      messages: {
+        usageEvent: eventMessage('tally.usage.v1', UsageEventV1),
+        decisionEvent: eventMessage('tally.decision.v1', DecisionEventV1),
+        deadLetter: {
+          name: 'tally.dlq.v1',
+          title: 'A dead-lettered record',
+          contentType: 'application/octet-stream',
+          headers: plain(DeadLetterHeadersV1),
+          payload: {
+            description:
+              'The relay: JSON `{"source":"tally-relay", …, "reason", "fields"}` holding the raw outbox entry or denial-hash fields. The projector: the original record bytes, with the original key and headers.',
+          },
+          bindings: {
+            kafka: {
+              key: {
+                type: 'string',
+                description:
+                  'The relay: the outbox stream key or the denial-hash field. The projector: the original key, else `<topic>:<partition>`.',
+              },
+              bindingVersion: KAFKA_BINDING,
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+function eventMessage(type: string, schema: object) {
+  return {
+    name: type,
+    title: `A ${type} CloudEvent`,
+    contentType: CLOUDEVENTS_CONTENT_TYPE,
+    headers: {
+      type: 'object',
+      required: ['content-type'],
+      properties: { 'content-type': { const: CLOUDEVENTS_CONTENT_TYPE } },
+    },
+    payload: plain(schema),
+    bindings: {
+      kafka: {
+        key: {
+          type: 'string',
+          description:
+            "The tenant, else the first policy's key (the subject after its `/`), else the event id: one tenant's (or key's) events stay in one partition, in order.",
+        },
+        bindingVersion: KAFKA_BINDING,
+      },
+    },
+  };
+}
+
+/** TypeBox marks schemas with symbol keys; a document carries plain JSON. */
+function plain(schema: object): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
