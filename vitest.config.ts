@@ -17,6 +17,7 @@ const libs = [
   'outbox',
   'ops',
   'envoy-rls',
+  'redis',
 ];
 const alias = Object.fromEntries(
   libs.map((l) => [`@tally/${l}`, resolve(__dirname, `libs/${l}/src/index.ts`)]),

@@ -13,13 +13,13 @@ import {
   DecisionService,
   EngineService,
   allShardKeys,
-  createRedis,
   shardOf,
   type Decision,
   type DecisionRequest,
   type EngineOptions,
 } from '@tally/engine';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
+import { createRedisClient } from '@tally/redis';
 import { testEnv, uniqueName } from '@tally/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,8 +89,8 @@ describe(`${DecisionService.name} on Redis Cluster`, () => {
       ...base,
       redis: { mode: 'cluster', nodes: PORTS.map((port) => ({ host: '127.0.0.1', port })) },
     };
-    single = createRedis(singleOptions.redis) as Redis;
-    cluster = createRedis(clusterOptions.redis) as Cluster;
+    single = createRedisClient(singleOptions.redis, 'hot-path') as Redis;
+    cluster = createRedisClient(clusterOptions.redis, 'hot-path') as Cluster;
     for (const [client, options] of [
       [single, singleOptions],
       [cluster, clusterOptions],

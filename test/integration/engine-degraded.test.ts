@@ -6,7 +6,6 @@
  */
 import {
   allShardKeys,
-  createRedis,
   DecisionService,
   DegradedLedger,
   EngineService,
@@ -25,6 +24,7 @@ import {
   type OutboxPayload,
 } from '@tally/events';
 import type { PolicySet } from '@tally/policy';
+import { createRedisClient } from '@tally/redis';
 import { eventually, PrivateRedis, sleep, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +86,7 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
     };
     const buffered: number[] = [];
     const observer: DecisionObserver = { onDegradedBuffered: (size) => buffered.push(size) };
-    engine = new EngineService(createRedis(options.redis), options, observer);
+    engine = new EngineService(createRedisClient(options.redis, 'hot-path'), options, observer);
     await engine.onModuleInit();
     const degraded = new DegradedLedger(engine, options, observer);
     const sut = new DecisionService(engine, { current: set }, options, observer, degraded);

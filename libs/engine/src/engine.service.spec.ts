@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RedisClient } from './decide.script';
+import type { RedisClient } from '@tally/redis';
 import { planDecision, type DecisionPlan } from './decision-plan';
 import type { BackendFailure } from './decision.types';
 import { EngineService } from './engine.service';

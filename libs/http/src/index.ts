@@ -1,7 +1,8 @@
-// First: @tally/observability's controllers import RequireAccess and BearerTokens while this index is
-// still loading (http.module reaches observability for its metrics registry), so both must already be
-// defined: an `@Inject(BearerTokens)` evaluated too early injects nothing. (The cycle itself is for
-// the contracts issue to remove.)
+// Everything an app's HTTP server shares: the Fastify app factory, auth (tokens, roles, the route
+// gate), the error contract and ERROR_CODES, the validation pipe, and /healthz, /readyz, /metrics.
+// Does NOT own: the health and metrics registries (@tally/observability, which http reads and which
+// never imports http), any route of an app, the settings (@tally/config).
+export { HttpModule } from './http.module';
 export {
   RequireAccess,
   accessConfig,
@@ -11,7 +12,6 @@ export {
   type Role,
 } from './access.decorator';
 export { BearerTokens } from './bearer-tokens';
-export { HttpModule } from './http.module';
 export { httpOptionsFrom, type HttpOptions } from './http.options';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
 export { Granted } from './granted.decorator';

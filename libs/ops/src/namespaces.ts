@@ -1,6 +1,7 @@
 import { ACTIVE_NAMESPACE_KEY, NAMESPACES_KEY, ProjectionKeys, isValidNamespace } from '@tally/projections';
 import { OpsError } from './ops.error';
-import { scanKeys, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { scanKeys } from './redis-client';
 
 /**
  * Replay bookkeeping in a namespace's meta hash, beside what the projector's batch step keeps there
@@ -22,7 +23,7 @@ export interface NamespaceInfo {
   readonly replay?: string;
 }
 
-export async function listNamespaces(redis: OpsRedis): Promise<NamespaceInfo[]> {
+export async function listNamespaces(redis: RedisClient): Promise<NamespaceInfo[]> {
   const [names, active] = await Promise.all([
     redis.smembers(NAMESPACES_KEY),
     redis.get(ACTIVE_NAMESPACE_KEY),
@@ -43,7 +44,7 @@ export async function listNamespaces(redis: OpsRedis): Promise<NamespaceInfo[]> 
   return rows;
 }
 
-export async function namespaceExists(redis: OpsRedis, name: string): Promise<boolean> {
+export async function namespaceExists(redis: RedisClient, name: string): Promise<boolean> {
   if ((await redis.sismember(NAMESPACES_KEY, name)) === 1) return true;
   // Keys without registration (an interrupted drop) still make a namespace unusable as "fresh".
   return (await redis.exists(new ProjectionKeys(name).meta(), new ProjectionKeys(name).offsets())) > 0;
@@ -54,7 +55,7 @@ export async function namespaceExists(redis: OpsRedis, name: string): Promise<bo
  * another namespace. A namespace whose replay has not completed is refused unless forced.
  */
 export async function switchNamespace(
-  redis: OpsRedis,
+  redis: RedisClient,
   name: string,
   force = false,
 ): Promise<{ previous: string | null; active: string }> {
@@ -68,7 +69,7 @@ export async function switchNamespace(
 }
 
 /** `tally projections drop`: deletes every key of a namespace. The active one is refused. */
-export async function dropNamespace(redis: OpsRedis, name: string): Promise<{ keys: number }> {
+export async function dropNamespace(redis: RedisClient, name: string): Promise<{ keys: number }> {
   if ((await redis.get(ACTIVE_NAMESPACE_KEY)) === name) {
     throw new OpsError(`namespace ${name} is active; switch to another one first`);
   }

@@ -14,7 +14,8 @@ import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enfo
 import { namespaceExists } from './namespaces';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
-import { redisNowMs, scanKeys, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { redisNowMs, scanKeys } from './redis-client';
 
 export interface EnforcementReconcileOptions {
   /** The policy set in force (TALLY_POLICIES): only its windows have counters worth comparing. */
@@ -58,7 +59,7 @@ export interface EnforcementReconcileResult {
  * Read-only; the counters keep moving while it reads, so run it with the pipeline drained.
  */
 export async function reconcileEnforcement(
-  redis: OpsRedis,
+  redis: RedisClient,
   options: EnforcementReconcileOptions,
 ): Promise<EnforcementReconcileResult> {
   const set = await loadPolicySet(options.policiesFile);
@@ -104,7 +105,7 @@ export async function reconcileEnforcement(
 }
 
 async function readCounters(
-  redis: OpsRedis,
+  redis: RedisClient,
   window: ComparedWindow,
   options: EnforcementReconcileOptions,
   comparison: EnforcementComparison,
@@ -125,7 +126,7 @@ async function readCounters(
 }
 
 async function readProjected(
-  redis: OpsRedis,
+  redis: RedisClient,
   projection: ProjectionKeys,
   window: ComparedWindow,
   tenant: string | undefined,
@@ -154,7 +155,7 @@ async function readProjected(
 }
 
 async function auditSince(
-  redis: OpsRedis,
+  redis: RedisClient,
   projection: ProjectionKeys,
   tenant: string | null,
   sinceMs: number,

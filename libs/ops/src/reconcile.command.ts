@@ -11,7 +11,8 @@ import {
 } from '@tally/projections';
 import { META_COVERED_FROM, META_COVERED_TO, namespaceExists } from './namespaces';
 import { OpsError } from './ops.error';
-import { scanKeys, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { scanKeys } from './redis-client';
 
 export interface ReconcileOptions {
   readonly a: string;
@@ -40,7 +41,7 @@ export interface ReconcileResult {
  * the differences that matter, not the history live has and the replay does not.
  */
 export async function reconcileNamespaces(
-  redis: OpsRedis,
+  redis: RedisClient,
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
   for (const ns of [options.a, options.b]) {
@@ -69,7 +70,7 @@ export async function reconcileNamespaces(
 }
 
 async function usageCells(
-  redis: OpsRedis,
+  redis: RedisClient,
   namespace: string,
   inRange: (granularity: Granularity, start: number) => boolean,
 ): Promise<Map<string, Totals>> {
@@ -99,7 +100,7 @@ async function usageCells(
   return cells;
 }
 
-async function coverage(redis: OpsRedis, namespace: string): Promise<{ from?: number; to?: number }> {
+async function coverage(redis: RedisClient, namespace: string): Promise<{ from?: number; to?: number }> {
   const [from, to] = await redis.hmget(
     new ProjectionKeys(namespace).meta(),
     META_COVERED_FROM,

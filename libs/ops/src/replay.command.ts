@@ -16,7 +16,8 @@ import {
 } from './namespaces';
 import { OpsError } from './ops.error';
 import { ProgressMeter, throttled, type ProgressListener, type ProgressSnapshot } from './progress';
-import { redisNowMs, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { redisNowMs } from './redis-client';
 import { planTopicRange, rangeSize, readTopicRanges, type RangeEnd, type RangeStart } from './topic-range';
 
 /** Lifetime of the replayed namespace's dedup sets, as the projector's default. */
@@ -82,7 +83,7 @@ export interface ReplayResult {
  * range twice gives identical aggregates.
  */
 export async function replay(
-  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: OpsRedis },
+  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: RedisClient },
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const { namespace } = options;
@@ -163,7 +164,7 @@ export async function replay(
 }
 
 async function storeMissingOffsets(
-  redis: OpsRedis,
+  redis: RedisClient,
   key: string,
   ranges: readonly { topic: string; partition: number; end: string }[],
 ): Promise<void> {

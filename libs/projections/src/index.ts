@@ -92,8 +92,6 @@ export { POLICY_KEY, POLICY_KEY_MESSAGE } from './policy-key-param';
 export { MAX_TOP_KEYS_LIMIT, type TopKeysRequest, type TopKeysView } from './top-keys-query';
 export type { KeyUsage } from './top-keys';
 export { ProjectionCorruptError, type CorruptUsage } from './projection-corrupt.error';
-export { createProjectionRedis } from './projection-redis';
-export type { ProjectionRedis } from './apply-batch.script';
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
 export type { ProjectorOptions, ProjectorTopics } from './projector.options';
 export { Projector } from './projector.service';

@@ -9,8 +9,7 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { HealthRegistry } from '@tally/observability';
-import type { ProjectionRedis } from './apply-batch.script';
-import { createProjectionRedis } from './projection-redis';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { ProjectionQueries } from './projection.queries';
 import { ProjectionStore } from './projection.store';
 import { PROJECTION_CLOCK, PROJECTION_REDIS, PROJECTOR_OPTIONS } from './projections.constants';
@@ -33,7 +32,7 @@ export type ProjectionsModuleOptions =
 class ProjectorHealth implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly health: HealthRegistry,
-    @Inject(PROJECTION_REDIS) private readonly redis: ProjectionRedis,
+    @Inject(PROJECTION_REDIS) private readonly redis: RedisClient,
     @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
     private readonly projector: Projector,
     private readonly lag: ProjectorLag,
@@ -78,19 +77,20 @@ export class ProjectionsModule {
         optionsProvider,
         {
           provide: PROJECTION_REDIS,
-          useFactory: (o: ResolvedProjectorOptions) => createProjectionRedis(o.redis),
+          useFactory: (o: ResolvedProjectorOptions) =>
+            createRedisClient(o.redis, 'worker', 'tally-projector'),
           inject: [PROJECTOR_OPTIONS],
         },
         { provide: PROJECTION_CLOCK, useValue: () => Date.now() },
         {
           provide: ProjectionStore,
-          useFactory: (redis: ProjectionRedis, o: ResolvedProjectorOptions) =>
+          useFactory: (redis: RedisClient, o: ResolvedProjectorOptions) =>
             new ProjectionStore(redis, { auditRetentionMs: o.auditRetentionMs, dedupTtlMs: o.dedupTtlMs }),
           inject: [PROJECTION_REDIS, PROJECTOR_OPTIONS],
         },
         {
           provide: ProjectionQueries,
-          useFactory: (redis: ProjectionRedis, clock: () => number) => new ProjectionQueries(redis, clock),
+          useFactory: (redis: RedisClient, clock: () => number) => new ProjectionQueries(redis, clock),
           inject: [PROJECTION_REDIS, PROJECTION_CLOCK],
         },
         ProjectorMetrics,
