@@ -15,8 +15,8 @@ const LIBS = {
   observability: [],
   redis: [],
   client: [],
-  testing: [],
   // Layer 1.
+  testing: ['policy'],
   engine: ['policy', 'events', 'redis'],
   http: ['config', 'observability', 'policy'],
   // Layer 2.

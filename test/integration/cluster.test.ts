@@ -20,7 +20,7 @@ import {
 } from '@tally/engine';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { testEnv, uniqueName } from '@tally/testing';
+import { testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -38,18 +38,7 @@ const windows: WindowSpec[] = [
   { name: 'month', role: 'sustained', algorithm: 'calendar_month', limit: 40, periodMs: 31 * 86_400_000 },
 ];
 function policy(name: string, over: Partial<Policy> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost: 5,
-    onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, maxCost: 5, onBackendFailure: 'fail_closed', ...over });
 }
 
 /** A decision without what differs by construction between two runs (ids). */

@@ -1,24 +1,18 @@
 import type { Policy } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { payloadJson, type PayloadParts } from './payload-json';
+import { testPolicy } from '@tally/testing';
 
 const PREFIX = '{"v":1,"outcome":"allowed",';
 
 function policy(name: string, mode: Policy['mode']): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
+  return testPolicy(name, {
     windows: [
       { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
       { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
     ],
-    maxCost: 10,
-    onBackendFailure: 'fail_open',
     mode,
-    enabled: true,
-  };
+  });
 }
 
 /** The reference: the payload object in contract order, stringified. */
