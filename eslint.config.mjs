@@ -12,6 +12,7 @@ export default tseslint.config(
       '.local/**',
       'scripts/**',
       '**/*.mjs',
+      '**/*.cjs',
     ],
   },
   js.configs.recommended,

@@ -18,6 +18,7 @@ const libs = [
   'ops',
   'envoy-rls',
   'api-contract',
+  'redis',
 ];
 // The client package's second entry comes first: an alias also matches `<find>/…`, so `@tally/client`
 // would otherwise turn `@tally/client/nest` into `…/index.ts/nest`.

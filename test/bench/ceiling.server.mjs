@@ -5,13 +5,13 @@
 // Env: BENCH_PORT, BENCH_REDIS_URL, BENCH_SHARDS.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { decideLua, loadEngine, ROOT } from './lib/built.mjs';
+import { decideLua, hotPathRedis, loadEngine, ROOT } from './lib/built.mjs';
 import { decideArgs } from './lib/decide-args.mjs';
 
 const Fastify = createRequire(join(ROOT, 'package.json'))('fastify');
 const engine = loadEngine();
 const shards = Number(process.env.BENCH_SHARDS ?? 64);
-const redis = engine.createRedis({ mode: 'single', url: process.env.BENCH_REDIS_URL });
+const redis = hotPathRedis(process.env.BENCH_REDIS_URL);
 await new Promise((resolve, reject) => {
   redis.once('ready', resolve);
   redis.once('error', reject);

@@ -19,7 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { decideLua, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
+import { decideLua, hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
 import { endOffsets, kafkaOf, rawConsume, rawProduce, relayRequests } from './lib/kafka-raw.mjs';
 import { startProjector, startRelay } from './lib/ledger-apps.mjs';
 import { lagProbe, sampleEvery, slope, watchProgress } from './lib/ledger-probes.mjs';
@@ -63,7 +63,7 @@ export async function runLedgerBench() {
   const keys = new projections.ProjectionKeys(NAMESPACE);
   const stack = await startStack(log);
   const running = [];
-  const redis = engine.createRedis({ mode: 'single', url: stack.redisUrl });
+  const redis = hotPathRedis(stack.redisUrl);
   const kafka = kafkaOf(stack.brokers);
   const admin = kafka.admin();
   try {

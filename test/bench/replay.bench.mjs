@@ -18,7 +18,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
+import { hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
 import { startCpuProfile } from './lib/cpu-profile.mjs';
 import { kafkaOf } from './lib/kafka-raw.mjs';
 import { round } from './lib/load.mjs';
@@ -116,9 +116,10 @@ export async function runReplayBench() {
   const engine = loadEngine();
   const ops = loadBuilt('libs/ops/src/index.js');
   const { createLedger } = loadBuilt('libs/ledger/src/index.js');
+  const { createRedisClient } = loadBuilt('libs/redis/src/index.js');
   const stack = await startStack(log);
-  const fillRedis = engine.createRedis({ mode: 'single', url: stack.redisUrl });
-  const redis = ops.openRedis({ mode: 'single', url: stack.redisUrl });
+  const fillRedis = hotPathRedis(stack.redisUrl);
+  const redis = createRedisClient({ mode: 'single', url: stack.redisUrl }, 'command');
   const kafka = kafkaOf(stack.brokers);
   const admin = kafka.admin();
   const ledger = createLedger({

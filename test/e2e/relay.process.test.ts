@@ -82,7 +82,9 @@ async function spawnRelay(redisUrl: string): Promise<Child> {
 }
 
 /** Usage event ids of this run's tenants published from now on, duplicates included. */
-async function collect(ledger: Ledger): Promise<{ ids: string[]; consumer: LedgerConsumer }> {
+async function collect(
+  ledger: Ledger,
+): Promise<{ ids: string[]; consumer: LedgerConsumer; caughtUp: () => Promise<void> }> {
   const high = new Map<string, string>();
   const offsets = await eventually(
     () => ledger.admin.fetchTopicOffsets(TOPICS.usage).catch(() => undefined),
@@ -90,6 +92,8 @@ async function collect(ledger: Ledger): Promise<{ ids: string[]; consumer: Ledge
     POLL,
   );
   for (const p of offsets ?? []) high.set(String(p.partition), p.high);
+  /** partition → the next offset this collector will read. */
+  const next = new Map<string, bigint>([...high].map(([p, o]) => [p, BigInt(o)]));
   const consumer = ledger.consumers.create({
     groupId: uniqueName('relay-e2e-collector'),
     topics: [TOPICS.usage],
@@ -106,9 +110,23 @@ async function collect(ledger: Ledger): Promise<{ ids: string[]; consumer: Ledge
       const event = JSON.parse(String(record.value)) as { id: string; data: { tenant?: string } };
       if (event.data.tenant?.startsWith(run)) ids.push(event.id);
     }
+    const last = batch.records.at(-1);
+    if (last) next.set(String(batch.partition), BigInt(last.offset) + 1n);
     return Promise.resolve();
   });
-  return { ids, consumer };
+  /**
+   * The barrier before "and nothing more": every record the topic holds now has been read. What a
+   * relay published before (a duplicate included) is below today's high watermarks.
+   */
+  const caughtUp = async (): Promise<void> => {
+    const ends = await ledger.admin.fetchTopicOffsets(TOPICS.usage);
+    await eventually(
+      () => ends.every((p) => (next.get(String(p.partition)) ?? 0n) >= BigInt(p.high)),
+      (done) => done,
+      POLL,
+    );
+  };
+  return { ids, consumer, caughtUp };
 }
 
 const POLICY: Policy = {
@@ -192,7 +210,7 @@ describe('relay process', () => {
   let url: string;
   let redis: Redis;
   let ledger: Ledger;
-  let collected: { ids: string[]; consumer: LedgerConsumer };
+  let collected: Awaited<ReturnType<typeof collect>>;
   const children: Child[] = [];
 
   /** Pending entries per consumer, over every stream. */
@@ -283,7 +301,7 @@ describe('relay process', () => {
       POLL,
     );
     await eventually(outboxLength, (n) => n === 0, POLL);
-    await sleep(1000);
+    await collected.caughtUp();
     expect(new Set(collected.ids)).toEqual(new Set(writer.ids));
     const seen = new Map<string, number>();
     for (const id of collected.ids) seen.set(id, (seen.get(id) ?? 0) + 1);
@@ -336,7 +354,7 @@ describe('relay process', () => {
       (n) => n >= wanted.size,
       POLL,
     );
-    await sleep(500);
+    await collected.caughtUp();
     expect(collected.ids.filter((id) => wanted.has(id))).toHaveLength(wanted.size);
     await d.close();
   });

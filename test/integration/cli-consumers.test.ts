@@ -5,8 +5,9 @@
  * projector group through the ops API.
  */
 import { createLedger, type Ledger, type LedgerConsumer } from '@tally/ledger';
-import { openRedis, resetConsumers, type OpsRedis } from '@tally/ops';
+import { resetConsumers } from '@tally/ops';
 import { ProjectionKeys, ProjectionNamespaces } from '@tally/projections';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { eventually, PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tally } from './cli.support';
@@ -21,13 +22,13 @@ describe('tally consumers', () => {
   let ledger: Ledger;
   let consumer: LedgerConsumer;
   let redis: PrivateRedis;
-  let ops: OpsRedis;
+  let ops: RedisClient;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
     redis = await PrivateRedis.start();
-    ops = openRedis({ mode: 'single', url: redis.url });
+    ops = createRedisClient({ mode: 'single', url: redis.url }, 'command');
     env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
     await ledger.provisioner.ensureTopics([{ topic, partitions: 3, replicationFactor: 1 }]);
     await ledger.producer.send(

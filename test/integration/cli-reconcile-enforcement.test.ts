@@ -18,12 +18,8 @@ import {
 } from '@tally/events';
 import type { EnforcementReconcileResult } from '@tally/ops';
 import { compilePolicyFile } from '@tally/policy';
-import {
-  ProjectionNamespaces,
-  ProjectionStore,
-  createProjectionRedis,
-  type ProjectionRedis,
-} from '@tally/projections';
+import { ProjectionNamespaces, ProjectionStore } from '@tally/projections';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +37,7 @@ describe('tally reconcile --enforcement', () => {
   const policiesFile = join(dir, 'policies.yaml');
   let redis: PrivateRedis;
   let engineRedis: Redis;
-  let projectionRedis: ProjectionRedis;
+  let projectionRedis: RedisClient;
   let store: ProjectionStore;
   let sut: DecisionService;
 
@@ -138,7 +134,7 @@ describe('tally reconcile --enforcement', () => {
       tokenSecret: 'reconcile-enforcement-secret-0123',
     };
     sut = new DecisionService(new EngineService(engineRedis, options), { current: compiled.set }, options);
-    projectionRedis = createProjectionRedis({ mode: 'single', url: redis.url }, 'reconcile-enf-test');
+    projectionRedis = createRedisClient({ mode: 'single', url: redis.url }, 'worker', 'reconcile-enf-test');
     store = new ProjectionStore(projectionRedis, { auditRetentionMs: 86_400_000, dedupTtlMs: 3_600_000 });
     await new ProjectionNamespaces(projectionRedis).ensureActive(namespace);
   });

@@ -7,8 +7,9 @@
  */
 import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
-import { OpsError, openRedis, reconcileNamespaces, replay, scanKeys, type OpsRedis } from '@tally/ops';
+import { OpsError, reconcileNamespaces, replay, scanKeys } from '@tally/ops';
 import { ProjectionKeys, readUsageHash } from '@tally/projections';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,13 +63,13 @@ describe('tally replay / projections / reconcile', () => {
   const tenants = Array.from({ length: 10 }, (_, i) => `${run}-t${i}`);
   const expectedCost = new Map<string, number>();
   let redis: PrivateRedis;
-  let ops: OpsRedis;
+  let ops: RedisClient;
   let ledger: Ledger;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    ops = openRedis({ mode: 'single', url: redis.url });
+    ops = createRedisClient({ mode: 'single', url: redis.url }, 'command');
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
     env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
     await ledger.provisioner.ensureTopics([

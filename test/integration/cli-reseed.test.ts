@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { DecisionService, EngineService, allShardKeys, type EngineOptions } from '@tally/engine';
 import { kafkaKeyOf, usageEventFromOutbox, type OutboxEntry } from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger } from '@tally/ledger';
-import { openRedis, reseed, scanKeys, type OpsRedis } from '@tally/ops';
+import { reseed, scanKeys } from '@tally/ops';
 import { compilePolicyFile, type PolicySet } from '@tally/policy';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ describe('tally reseed', () => {
   const now = Date.now();
   let redis: PrivateRedis;
   let engineRedis: Redis;
-  let opsRedis: OpsRedis;
+  let opsRedis: RedisClient;
   let ledger: Ledger;
   let sut: DecisionService;
   let set: PolicySet;
@@ -70,7 +71,7 @@ describe('tally reseed', () => {
       enableAutoPipelining: false,
     });
     await new Promise((r) => engineRedis.once('ready', r));
-    opsRedis = openRedis({ mode: 'single', url: redis.url });
+    opsRedis = createRedisClient({ mode: 'single', url: redis.url }, 'command');
     const options: EngineOptions = {
       redis: { mode: 'single', url: redis.url },
       shards: SHARDS,

@@ -13,14 +13,14 @@ import {
   DecisionService,
   EngineService,
   allShardKeys,
-  createRedis,
   shardOf,
   type Decision,
   type DecisionRequest,
   type EngineOptions,
 } from '@tally/engine';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, uniqueName } from '@tally/testing';
+import { createRedisClient } from '@tally/redis';
+import { testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -38,18 +38,7 @@ const windows: WindowSpec[] = [
   { name: 'month', role: 'sustained', algorithm: 'calendar_month', limit: 40, periodMs: 31 * 86_400_000 },
 ];
 function policy(name: string, over: Partial<Policy> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost: 5,
-    onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, maxCost: 5, onBackendFailure: 'fail_closed', ...over });
 }
 
 /** A decision without what differs by construction between two runs (ids). */
@@ -89,8 +78,8 @@ describe(`${DecisionService.name} on Redis Cluster`, () => {
       ...base,
       redis: { mode: 'cluster', nodes: PORTS.map((port) => ({ host: '127.0.0.1', port })) },
     };
-    single = createRedis(singleOptions.redis) as Redis;
-    cluster = createRedis(clusterOptions.redis) as Cluster;
+    single = createRedisClient(singleOptions.redis, 'hot-path') as Redis;
+    cluster = createRedisClient(clusterOptions.redis, 'hot-path') as Cluster;
     for (const [client, options] of [
       [single, singleOptions],
       [cluster, clusterOptions],

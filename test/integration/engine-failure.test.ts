@@ -6,12 +6,12 @@
 import {
   DecisionService,
   EngineService,
-  createRedis,
   type BreakerState,
   type DecisionObserver,
   type EngineOptions,
 } from '@tally/engine';
 import type { PolicySet } from '@tally/policy';
+import { createRedisClient } from '@tally/redis';
 import { eventually, PrivateRedis, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFailurePolicy } from './backend-failure.fixture';
@@ -49,7 +49,7 @@ describe(`${DecisionService.name} when Redis fails`, () => {
       policies: [backendFailurePolicy(open, 'fail_open'), backendFailurePolicy(closed, 'fail_closed')],
       loadedAt: 0,
     };
-    engine = new EngineService(createRedis(options.redis), options, observer);
+    engine = new EngineService(createRedisClient(options.redis, 'hot-path'), options, observer);
     await engine.onModuleInit();
     sut = new DecisionService(engine, { current: set }, options, observer);
   });

@@ -25,7 +25,7 @@ import {
   type WindowState,
 } from '@tally/engine';
 import type { Algorithm, Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, uniqueName } from '@tally/testing';
+import { testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -36,18 +36,7 @@ const T0 = Date.UTC(2026, 10, 30, 9, 0, 0) + 123;
 
 function policy(name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy {
   const maxCost = Math.min(...windows.map((w) => w.limit));
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost,
-    onBackendFailure: 'fail_open',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, maxCost, ...over });
 }
 const win = (
   name: string,

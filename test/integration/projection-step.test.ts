@@ -12,11 +12,10 @@ import {
   ProjectionQueries,
   ProjectionStore,
   UNMATCHED_POLICY,
-  createProjectionRedis,
   dedupTokenOf,
-  type ProjectionRedis,
   type RefusedEvent,
 } from '@tally/projections';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { testEnv, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf, type Decision } from './projector.harness';
@@ -25,11 +24,11 @@ const T0 = Date.parse('2026-10-05T08:17:00Z');
 const H = 3_600_000;
 const MAX = Number.MAX_SAFE_INTEGER;
 
-let redis: ProjectionRedis;
+let redis: RedisClient;
 let store: ProjectionStore;
 
 beforeAll(() => {
-  redis = createProjectionRedis({ mode: 'single', url: testEnv().redisUrl }, 'projection-step-test');
+  redis = createRedisClient({ mode: 'single', url: testEnv().redisUrl }, 'worker', 'projection-step-test');
   store = new ProjectionStore(redis, { auditRetentionMs: 24 * H, dedupTtlMs: H });
 });
 

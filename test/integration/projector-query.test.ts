@@ -5,13 +5,8 @@
  * written directly in the packed layout), the audit trail with its retention, and the atomic step's
  * own guarantees.
  */
-import {
-  createProjectionRedis,
-  ProjectionKeys,
-  ProjectionNamespaces,
-  ProjectionStore,
-  type ProjectionRedis,
-} from '@tally/projections';
+import { ProjectionKeys, ProjectionNamespaces, ProjectionStore } from '@tally/projections';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf, InProcessProjector, RunTopics, type Decision } from './projector.harness';
@@ -23,14 +18,14 @@ const LIVE = new ProjectionKeys('live');
 
 let redis: PrivateRedis;
 let run: RunTopics;
-let client: ProjectionRedis;
+let client: RedisClient;
 let store: ProjectionStore;
 let sut: InProcessProjector;
 
 beforeAll(async () => {
   redis = await PrivateRedis.start();
   run = new RunTopics(testEnv().kafkaBrokers, 'it-projector-query');
-  client = createProjectionRedis({ mode: 'single', url: redis.url }, 'projector-query-test');
+  client = createRedisClient({ mode: 'single', url: redis.url }, 'worker', 'projector-query-test');
   store = new ProjectionStore(client, { auditRetentionMs: 30 * 24 * H, dedupTtlMs: H });
   sut = await InProcessProjector.start(redis.url, testEnv().kafkaBrokers, run.overrides);
 });

@@ -1,13 +1,12 @@
 /**
  * The RESP protocol is chosen, not inherited (docs/adr/0003-redis-resp2.md): ioredis 6 speaks RESP3
- * (with a HELLO at connect) unless told otherwise. Every production client factory connects with
- * RESP2, the wire protocol the scripts were written, tested and benchmarked with. Real Redis.
+ * (with a HELLO at connect) unless told otherwise. The one production client factory
+ * (`createRedisClient` in @tally/redis) connects with RESP2 under every profile, the wire protocol the
+ * scripts were written, tested and benchmarked with. Real Redis.
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createRedis } from '@tally/engine';
-import { openRedis } from '@tally/ops';
-import { createProjectionRedis } from '@tally/projections';
+import { createRedisClient } from '@tally/redis';
 
 type Client = Pick<Redis, 'call' | 'quit'>;
 const opened: Client[] = [];
@@ -25,13 +24,16 @@ async function resp(client: Client): Promise<string | undefined> {
   return /\bresp=(\d)/.exec(info)?.[1];
 }
 
-describe('Redis protocol of the client factories', () => {
+describe('Redis protocol of the client factory', () => {
   const url = (): string => inject('redisUrl');
 
   it.each([
-    ['engine (decision API)', () => createRedis({ mode: 'single', url: url() })],
-    ['ops (CLI)', () => openRedis({ mode: 'single', url: url() })],
-    ['projections (projector)', () => createProjectionRedis({ mode: 'single', url: url() })],
+    ['hot-path (engine: decision API)', () => createRedisClient({ mode: 'single', url: url() }, 'hot-path')],
+    ['command (ops: CLI)', () => createRedisClient({ mode: 'single', url: url() }, 'command')],
+    [
+      'worker (projections: projector; outbox: relay)',
+      () => createRedisClient({ mode: 'single', url: url() }, 'worker', 'tally-projector'),
+    ],
   ])('%s connects with RESP2', async (_name, make) => {
     const sut = open(make() as unknown as Redis);
     await sut.call('PING').catch(() => undefined); // the engine's client has no offline queue

@@ -26,7 +26,14 @@ import {
 import { METRICS_REGISTRY, ObservabilityModule } from '@tally/observability';
 import { OutboxModule, OutboxRelay, type RelayOptions } from '@tally/outbox';
 import type { Policy } from '@tally/policy';
-import { eventually, PrivateRedis, PublishedContracts, sleep, testEnv, uniqueName } from '@tally/testing';
+import {
+  eventually,
+  PrivateRedis,
+  PublishedContracts,
+  testEnv,
+  testPolicy,
+  uniqueName,
+} from '@tally/testing';
 import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -64,6 +71,8 @@ class Collector {
   /** Records that do not conform to docs/contracts/ (asserted empty). */
   readonly violations: string[] = [];
   private readonly contracts = new PublishedContracts();
+  /** `topic/partition` → the next offset this collector will read. */
+  private readonly next = new Map<string, bigint>();
   private constructor(private readonly consumer: LedgerConsumer) {}
 
   static async start(ledger: Ledger): Promise<Collector> {
@@ -85,6 +94,7 @@ class Collector {
       maxWaitTimeMs: 200,
     });
     const collector = new Collector(consumer);
+    for (const [partition, offset] of high) collector.next.set(partition, BigInt(offset));
     // Skip what was there before the suite; the tenant filter below makes a late seek harmless.
     consumer.onAssigned((assignment) => {
       for (const [topic, partitions] of Object.entries(assignment)) {
@@ -109,9 +119,32 @@ class Collector {
           count: event.data.count,
         });
       }
+      const last = batch.records.at(-1);
+      if (last) collector.next.set(`${batch.topic}/${batch.partition}`, BigInt(last.offset) + 1n);
       return Promise.resolve();
     });
     return collector;
+  }
+
+  /**
+   * The barrier before "and nothing more": resolves once this collector has read every record the
+   * ledger topics hold now. Whatever the relay published before (a duplicate included) is below
+   * today's high watermarks, so after this a count is final — no sleeping and hoping.
+   */
+  async caughtUp(ledger: Ledger): Promise<void> {
+    const ends = await Promise.all(
+      [TOPICS.usage, TOPICS.decision].map(async (topic) =>
+        (await ledger.admin.fetchTopicOffsets(topic)).map((p) => ({
+          key: `${topic}/${p.partition}`,
+          high: BigInt(p.high),
+        })),
+      ),
+    );
+    await eventually(
+      () => ends.flat().every(({ key, high }) => (this.next.get(key) ?? 0n) >= high),
+      (done) => done,
+      POLL,
+    );
   }
 
   ids(topic: string, tenantPrefix = run): string[] {
@@ -124,17 +157,11 @@ class Collector {
 }
 
 function policy(name: string, limit: number): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
+  return testPolicy(name, {
     windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit, periodMs: 3_600_000 }],
     maxCost: 5,
     onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
-  };
+  });
 }
 
 /** The engine's own DecisionService on our Redis: the entries are exactly what production writes. */
@@ -268,7 +295,7 @@ describe(OutboxRelay.name, () => {
     );
     await eventually(outboxLength, (n) => n === 0, POLL);
     expect(await pending()).toBe(0);
-    await sleep(1000); // room for a duplicate to show up
+    await collector.caughtUp(ledger); // a duplicate would be in by now
     const decisionCounts = countById(collector.ids(TOPICS.decision, tenants));
     const usageCounts = countById(collector.ids(TOPICS.usage, tenants));
     expect(new Set(decisionCounts.keys())).toEqual(new Set(usageIds));
@@ -291,7 +318,12 @@ describe(OutboxRelay.name, () => {
       return rows.map((row) => String(row[1]));
     };
     const before = await consumersOf(stream);
-    const [first, second] = await Promise.all([startRelay(url), startRelay(url)]);
+    // Small batches: with the default 1000, on a busy machine the decisions pile up while the
+    // relays wait for a CPU, and the first read takes them all (seen beside a CPU hog).
+    const [first, second] = await Promise.all([
+      startRelay(url, { batchSize: 20 }),
+      startRelay(url, { batchSize: 20 }),
+    ]);
     const engine = decider(url, [policy(uniqueName('pb'), 1_000_000)]);
 
     // when: 1000 decisions arrive, 20 at a time
@@ -383,7 +415,11 @@ describe(OutboxRelay.name, () => {
       (n) => n === 0,
       POLL,
     );
-    await sleep(1000); // a second drain must not add anything
+    // a second drain must not add anything: the hash is empty, and the drain that emptied it
+    // published before deleting, as the relay did the allowed decision before emptying the
+    // outbox: all of it is below the watermarks
+    await eventually(outboxLength, (n) => n === 0, POLL);
+    await collector.caughtUp(ledger);
     expect(collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied')).toEqual([denied[0]]);
     expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
     expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);

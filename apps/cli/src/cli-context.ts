@@ -1,5 +1,6 @@
 import { createLedger, type Ledger } from '@tally/ledger';
-import { loadOpsConfig, openRedis, type OpsConfig, type OpsRedis, type ProgressListener } from '@tally/ops';
+import { loadOpsConfig, type OpsConfig, type ProgressListener } from '@tally/ops';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { duration, rate } from './output';
 
 export interface CliIo {
@@ -26,7 +27,7 @@ export interface CommandOutcome {
 export class CliContext {
   private cachedConfig?: OpsConfig;
   private cachedLedger?: Ledger;
-  private cachedRedis?: OpsRedis;
+  private cachedRedis?: RedisClient;
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -50,8 +51,8 @@ export class CliContext {
     return this.cachedLedger;
   }
 
-  redis(): OpsRedis {
-    this.cachedRedis ??= openRedis(this.config().redis);
+  redis(): RedisClient {
+    this.cachedRedis ??= createRedisClient(this.config().redis, 'command');
     return this.cachedRedis;
   }
 

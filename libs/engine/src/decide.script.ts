@@ -1,14 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Cluster, Redis } from 'ioredis';
+import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 import type { DecisionPlan } from './decision-plan';
 
-/** The script is read once at module load; `npm run build` copies lua/ beside the compiled code. */
-export const DECIDE_LUA = readFileSync(join(__dirname, 'lua', 'decide.lua'), 'utf8');
-/** Name of the custom ioredis command; `defineCommand` makes it EVALSHA with an EVAL fallback. */
-export const DECIDE_COMMAND = 'tallyDecide';
-
-export type RedisClient = Redis | Cluster;
+/** The custom command `tallyDecide`; `numkeys` is its first argument (a decision has 2 + windows (+1) keys). */
+const DECIDE = luaScript(__dirname, 'decide.lua', 'tallyDecide');
 
 /** What decide.lua answered, parsed (see the reply legend at the top of the script). */
 export type ScriptOutcome =
@@ -42,8 +36,7 @@ const ALGORITHM_CODES = {
 
 /** Registers the command on a client (idempotent per client). */
 export function defineDecide(redis: RedisClient): void {
-  if (typeof (redis as unknown as Record<string, unknown>)[DECIDE_COMMAND] === 'function') return;
-  redis.defineCommand(DECIDE_COMMAND, { lua: DECIDE_LUA });
+  defineScript(redis, DECIDE);
 }
 
 /** `numkeys, ...KEYS, ...ARGV` for the command, in the script's legend order. */
@@ -73,7 +66,7 @@ export function decideArgs(
 
 /** Runs the command on a client or a pipeline (the same argument list). */
 export function callDecide<T>(target: unknown, args: (string | number)[]): T {
-  return (target as Record<string, (...a: (string | number)[]) => T>)[DECIDE_COMMAND](...args);
+  return (target as Record<string, (...a: (string | number)[]) => T>)[DECIDE.name](...args);
 }
 
 export function parseDecideReply(reply: unknown): ScriptOutcome {

@@ -2,6 +2,7 @@ import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_PREFIX } from '@tally/events';
 import { maxCostOf, planDecision, type PlanContext } from './decision-plan';
+import { testPolicy } from '@tally/testing';
 
 const SECRET = 'unit-test-secret-0123456789';
 
@@ -10,18 +11,7 @@ function policy(name: string, over: Partial<Policy> = {}): Policy {
     { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
     { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
   ];
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost: 10,
-    onBackendFailure: 'fail_open',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, ...over });
 }
 
 /** A small ceiling, so its cases read plainly; the production default is `DEFAULT_MAX_COST`. */

@@ -2,24 +2,14 @@ import type { Policy, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { planDecision, type DecisionPlan } from './decision-plan';
 import { backendDecision, scriptDecision } from './decision-result';
+import { testPolicy } from '@tally/testing';
 
 const windows: WindowSpec[] = [
   { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
   { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
 ];
 function policy(name: string, over: Partial<Policy> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost: 10,
-    onBackendFailure: 'fail_open',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, ...over });
 }
 function plan(...policies: Policy[]): DecisionPlan {
   const r = planDecision(

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import type { RedisClient } from './decide.script';
+import type { RedisClient } from '@tally/redis';
 import { DEGRADED_RESULTS } from '@tally/events';
 import type { DegradedEntry } from './degraded-entry';
 

@@ -10,24 +10,17 @@ import type { Policy, PolicySet } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { planDecision, type DecisionPlan } from './decision-plan';
 import { degradedEntry, type DegradedEntry } from './degraded-entry';
+import { testPolicy } from '@tally/testing';
 
 const DECISION_ID = '01JDTESTDEGRADED0000000000';
 const TIME_MS = Date.UTC(2026, 10, 30, 9, 15, 0, 123);
 
-const policy: Policy = {
-  name: 'api',
-  match: {},
-  unless: {},
-  key: ['principal'],
+const policy: Policy = testPolicy('api', {
   windows: [
     { name: 'burst', role: 'burst', algorithm: 'token_bucket', limit: 10, periodMs: 1_000 },
     { name: 'sustained', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
   ],
-  maxCost: 10,
-  onBackendFailure: 'fail_open',
-  mode: 'enforce',
-  enabled: true,
-};
+});
 
 function plan(cost = 3): DecisionPlan {
   const policySet: PolicySet = { version: 'v-test', policies: [policy], loadedAt: 0 };

@@ -6,18 +6,9 @@ import type { DegradedEntry } from './degraded-entry';
 import { DegradedLedger, type DegradedOutbox } from './degraded-ledger';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { EngineOptions } from './engine.options';
+import { testPolicy } from '@tally/testing';
 
-const policy: Policy = {
-  name: 'api',
-  match: {},
-  unless: {},
-  key: ['principal'],
-  windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 }],
-  maxCost: 10,
-  onBackendFailure: 'fail_open',
-  mode: 'enforce',
-  enabled: true,
-};
+const policy: Policy = testPolicy('api');
 const policySet: PolicySet = { version: 'v', policies: [policy], loadedAt: 0 };
 
 let nextId = 0;

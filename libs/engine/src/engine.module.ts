@@ -11,7 +11,7 @@ import { DegradedLedger } from './degraded-ledger';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
 import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
-import { createRedis } from './redis.provider';
+import { createRedisClient } from '@tally/redis';
 
 export interface EngineModuleOptions {
   /** Modules that export the providers named by `policySource` / `observer` / `inject`. */
@@ -51,7 +51,7 @@ export class EngineModule {
       optionsProvider,
       {
         provide: ENGINE_REDIS,
-        useFactory: (o: EngineOptions) => createRedis(o.redis),
+        useFactory: (o: EngineOptions) => createRedisClient(o.redis, 'hot-path'),
         inject: [ENGINE_OPTIONS],
       },
       bind(POLICY_SET_SOURCE, def.policySource),

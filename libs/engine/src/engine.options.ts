@@ -1,7 +1,7 @@
 import type { PolicySet } from '@tally/policy';
 import type { BreakerOptions } from './circuit-breaker';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
-import type { RedisConnection } from './redis.provider';
+import type { RedisConnection } from '@tally/redis';
 
 /**
  * The default global cost ceiling (`TALLY_MAX_COST`'s default): see `EngineOptions.maxCost`. Engines

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RedisClient } from './decide.script';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RedisClient } from '@tally/redis';
 import { planDecision, type DecisionPlan } from './decision-plan';
 import type { BackendFailure } from './decision.types';
 import { EngineService } from './engine.service';
@@ -42,7 +42,6 @@ const plan: DecisionPlan = (() => {
   return planned.plan;
 })();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DEADLINE_MS = 20;
 
 describe(EngineService.name, () => {
@@ -66,19 +65,37 @@ describe(EngineService.name, () => {
     );
   }
 
+  // Fake clocks: deadlines, late replies and the breaker's judgement one deadline later happen in
+  // the order the test sets, however busy the machine (real 20 ms timers raced the scheduler).
+  // setImmediate stays real: withDeadline's last turn of the event loop must still run.
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'performance'],
+    });
+  });
+
   afterEach(() => {
+    vi.useRealTimers();
     answer = { afterMs: 0 };
   });
+
+  /** Runs the steps, moving the fake clock past their deadline. */
+  async function runAll(n: number): Promise<Awaited<ReturnType<EngineService['run']>>[]> {
+    const steps = Promise.all(Array.from({ length: n }, () => sut.run(plan)));
+    await vi.advanceTimersByTimeAsync(DEADLINE_MS);
+    return steps;
+  }
 
   it('opens the breaker when timed-out steps are never answered (a hung Redis)', async () => {
     setup();
     answer = 'never';
 
-    const steps = await Promise.all([sut.run(plan), sut.run(plan)]);
+    const steps = await runAll(2);
 
     expect(steps.map((s) => (s.ok ? 'ok' : s.failure))).toEqual(['backend_timeout', 'backend_timeout']);
+    expect(sut.health().breaker).toBe('closed');
     // judged one deadline later: silence all along counts
-    await sleep(DEADLINE_MS * 3);
+    await vi.advanceTimersByTimeAsync(DEADLINE_MS * 2);
     expect(sut.health().breaker).toBe('open');
     expect((await sut.run(plan)).ok).toBe(false);
     expect(failures.at(-1)).toBe('backend_unavailable');
@@ -88,13 +105,14 @@ describe(EngineService.name, () => {
     setup();
     answer = { afterMs: DEADLINE_MS * 2 };
 
-    const steps = await Promise.all([sut.run(plan), sut.run(plan), sut.run(plan)]);
+    const steps = await runAll(3);
 
     expect(steps.every((s) => !s.ok && s.failure === 'backend_timeout')).toBe(true);
-    await sleep(DEADLINE_MS * 4);
+    // past the late replies and the judgement one deadline later
+    await vi.advanceTimersByTimeAsync(DEADLINE_MS * 3);
     expect(sut.health().breaker).toBe('closed');
     answer = { afterMs: 0 };
-    expect((await sut.run(plan)).ok).toBe(true);
+    expect((await runAll(1))[0].ok).toBe(true);
   });
 
   it('counts a lost connection at once', async () => {

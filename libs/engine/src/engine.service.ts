@@ -8,14 +8,8 @@ import {
   withDeadline,
 } from './backend-failure';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
-import {
-  callDecide,
-  decideArgs,
-  defineDecide,
-  parseDecideReply,
-  type RedisClient,
-  type ScriptOutcome,
-} from './decide.script';
+import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from './decide.script';
+import type { RedisClient } from '@tally/redis';
 import type { DecisionObserver } from './decision-observer';
 import type { DecisionPlan } from './decision-plan';
 import { appendDegradedEntries } from './degraded-append';

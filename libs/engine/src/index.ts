@@ -27,10 +27,9 @@ export { planDecision } from './decision-plan';
 export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } from './idempotency-key';
 export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
 export { decideArgs } from './decide.script';
-export { createRedis } from './redis.provider';
-export type { RedisConnection } from './redis.provider';
 export { evaluateWindow } from './window-math';
 export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
+export { utcMonthOf } from './utc-month';
 export {
   KEY_PREFIX,
   NO_TENANT,

@@ -1,8 +1,10 @@
 import { type DynamicModule, Global, Module, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { BearerTokens } from './bearer-tokens';
+import { HealthController } from './health.controller';
 import { HTTP_OPTIONS, TOKEN_STORE } from './http.constants';
 import { type HttpOptions } from './http.options';
+import { MetricsController } from './metrics.controller';
 import { ProblemFilter } from './problem.filter';
 import { TokenReloadMetrics } from './token-reload.metrics';
 import { envTokenEntries } from './token-set';
@@ -18,7 +20,9 @@ class TokenWatchCloser implements OnModuleDestroy {
 }
 
 /**
- * Auth and the error contract, shared by the decision API, the projector's query API and the relay.
+ * Auth and the error contract, shared by the decision API, the projector's query API and the relay,
+ * and the endpoints every app serves: `/healthz`, `/readyz` and `/metrics` (they read the registries
+ * of `ObservabilityModule.forRoot`, which every app imports too).
  * One `BearerTokens` per app (exported: hot routes and gRPC inject it). With a tokens file, the file
  * is read here, when the module is declared — an invalid file throws `TokensLoadError` with every
  * error before anything starts — and watched once the app runs. Authentication itself is a hook of
@@ -45,7 +49,7 @@ export class HttpModule {
       : [];
     return {
       module: HttpModule,
-      controllers: store ? [TokensController] : [],
+      controllers: [HealthController, MetricsController, ...(store ? [TokensController] : [])],
       providers: [
         { provide: HTTP_OPTIONS, useValue: options },
         { provide: BearerTokens, useValue: new BearerTokens(options, store) },

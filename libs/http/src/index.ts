@@ -1,17 +1,17 @@
 /**
  * @tally/http — what every Tally HTTP app shares: auth before the body, deadlines, TLS, the JSON
  * body, overload shedding, the error contract (ERROR_CODES, problem bodies), request validation
- * compiled from JSON Schemas, kind → HTTP status, and the OpenAPI builder and its Markdown rendering.
+ * compiled from JSON Schemas, kind → HTTP status, the OpenAPI builder and its Markdown rendering,
+ * and /healthz, /readyz, /metrics.
  *
  * Does NOT own:
  * - the shapes of the bodies (libs/api-contract defines them; this lib compiles and publishes them);
  * - what a decision means (libs/engine), nor its gRPC mapping (libs/envoy-rls);
- * - which operations an app has (each app lists its own, e.g. apps/decision-api decision-api.openapi.ts).
+ * - which operations an app has (each app lists its own, e.g. apps/decision-api decision-api.openapi.ts);
+ * - the health and metrics registries (@tally/observability, which http reads and which never
+ *   imports http); the settings (@tally/config).
  */
-// First: @tally/observability's controllers import RequireAccess and BearerTokens while this index is
-// still loading (http.module reaches observability for its metrics registry), so both must already be
-// defined: an `@Inject(BearerTokens)` evaluated too early injects nothing. (The cycle itself is for
-// the contracts issue to remove.)
+export { HttpModule } from './http.module';
 export {
   RequireAccess,
   accessConfig,
@@ -21,7 +21,6 @@ export {
   type Role,
 } from './access.decorator';
 export { BearerTokens } from './bearer-tokens';
-export { HttpModule } from './http.module';
 export { httpOptionsFrom, type HttpOptions } from './http.options';
 export { ApiError, type ErrorBody, type FieldError } from './api-error';
 export { Granted } from './granted.decorator';

@@ -25,17 +25,26 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
     // One request per topic: kafkajs fails a mixed request when only some topics already exist,
     // and another process may create the same topic between our listing and our request.
     for (const spec of plan.create) {
-      const wasCreated = await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          {
-            topic: spec.topic,
-            numPartitions: spec.partitions,
-            replicationFactor: spec.replicationFactor,
-            configEntries: Object.entries(spec.configs ?? {}).map(([name, value]) => ({ name, value })),
-          },
-        ],
-      });
+      let wasCreated: boolean;
+      try {
+        wasCreated = await admin.createTopics({
+          waitForLeaders: true,
+          topics: [
+            {
+              topic: spec.topic,
+              numPartitions: spec.partitions,
+              replicationFactor: spec.replicationFactor,
+              configEntries: Object.entries(spec.configs ?? {}).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        });
+      } catch (error) {
+        // On a busy broker kafkajs's wait for leaders can ask before the broker's metadata has the
+        // new topic ("does not host this topic-partition", retriable): created, not served yet.
+        if (!isRetriable(error) || !(await admin.listTopics()).includes(spec.topic)) throw error;
+        await this.untilPartitions(spec.topic, spec.partitions);
+        wasCreated = true;
+      }
       (wasCreated ? created : existing).push(spec.topic);
     }
     for (const grow of plan.grow) {
@@ -69,7 +78,7 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const why = last instanceof Error ? ` (${last.message})` : '';
-    throw new Error(`topic ${topic}: partitions not served after growing to ${count}${why}`);
+    throw new Error(`topic ${topic}: ${count} partitions not served${why}`);
   }
 }
 

@@ -1,5 +1,9 @@
+// Observability of one process: the health registry, the Prometheus registry, the JSON-line logger,
+// shutdown on signals. Imports no other lib.
+// Does NOT own: the HTTP endpoints that expose them (/healthz, /readyz, /metrics are @tally/http's),
+// any component's checks or metrics (each lib registers its own).
 export { ObservabilityModule } from './observability.module';
-export { HealthRegistry, overall } from './health.registry';
+export { HealthRegistry, overall, statesOnly } from './health.registry';
 export type {
   ComponentHealth,
   ComponentStatus,

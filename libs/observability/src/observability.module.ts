@@ -1,13 +1,12 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { HealthController } from './health.controller';
 import { HealthRegistry } from './health.registry';
-import { MetricsController } from './metrics.controller';
 import { APP_NAME, METRICS_REGISTRY } from './observability.constants';
 
 /**
- * Health, readiness and Prometheus metrics for one app. Global so that any lib can register a
- * health check or a metric without each app re-exporting the registry.
+ * The health and Prometheus registries of one app. Global so that any lib can register a health
+ * check or a metric without each app re-exporting the registry. `/healthz`, `/readyz` and
+ * `/metrics` are served by @tally/http's HttpModule, which reads these registries.
  */
 @Global()
 @Module({})
@@ -18,7 +17,6 @@ export class ObservabilityModule {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
     return {
       module: ObservabilityModule,
-      controllers: [HealthController, MetricsController],
       providers: [
         HealthRegistry,
         { provide: METRICS_REGISTRY, useValue: registry },

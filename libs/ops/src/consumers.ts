@@ -1,7 +1,7 @@
 import { TOPICS, type KafkaAdminPort, type ResetTarget } from '@tally/ledger';
 import { PROJECTOR_GROUP, ProjectionNamespaces } from '@tally/projections';
 import { OpsError } from './ops.error';
-import type { OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
 
 /** The projector's consumer group: the projections lib owns the name. */
 export { PROJECTOR_GROUP };
@@ -50,7 +50,7 @@ export interface ConsumersStatus {
 export interface ConsumersDeps {
   readonly admin: KafkaAdminPort;
   /** Needed only for the projector group (its offsets in Redis). */
-  readonly redis?: OpsRedis;
+  readonly redis?: RedisClient;
   /** The group whose offsets also live in Redis; default `PROJECTOR_GROUP` (tests use their own). */
   readonly projectorGroup?: string;
 }
@@ -146,7 +146,7 @@ export async function resetConsumers(
 }
 
 async function storedOffsets(
-  redis: OpsRedis | undefined,
+  redis: RedisClient | undefined,
 ): Promise<{ namespace: string | null; offsets: Map<string, string>; unavailable?: string }> {
   if (redis === undefined) return { namespace: null, offsets: new Map() };
   try {
@@ -157,7 +157,7 @@ async function storedOffsets(
 }
 
 async function readStoredOffsets(
-  redis: OpsRedis,
+  redis: RedisClient,
 ): Promise<{ namespace: string | null; offsets: Map<string, string> }> {
   const namespaces = new ProjectionNamespaces(redis);
   const namespace = await namespaces.active();

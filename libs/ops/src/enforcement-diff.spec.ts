@@ -3,6 +3,7 @@ import type { AuditEntry } from '@tally/projections';
 import { describe, expect, it } from 'vitest';
 import { EnforcementComparison } from './enforcement-diff';
 import { comparedWindows, type ComparedWindow } from './enforcement-windows';
+import { testPolicy } from '@tally/testing';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 30, 9, 30, 0);
@@ -15,17 +16,7 @@ const hourly: WindowSpec = {
   limit: 10,
   periodMs: HOUR,
 };
-const policy = (name: string, mode: Policy['mode']): Policy => ({
-  name,
-  match: {},
-  unless: {},
-  key: ['principal'],
-  windows: [hourly],
-  maxCost: 10,
-  onBackendFailure: 'fail_open',
-  mode,
-  enabled: true,
-});
+const policy = (name: string, mode: Policy['mode']): Policy => testPolicy(name, { windows: [hourly], mode });
 const SET: PolicySet = {
   version: 'v',
   loadedAt: 0,

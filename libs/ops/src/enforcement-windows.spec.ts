@@ -1,6 +1,7 @@
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { comparedWindows } from './enforcement-windows';
+import { testPolicy } from '@tally/testing';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -13,18 +14,8 @@ const win = (name: string, algorithm: WindowSpec['algorithm'], periodMs: number)
   limit: 100,
   periodMs,
 });
-const policy = (name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy => ({
-  name,
-  match: {},
-  unless: {},
-  key: ['principal'],
-  windows,
-  maxCost: 100,
-  onBackendFailure: 'fail_closed',
-  mode: 'enforce',
-  enabled: true,
-  ...over,
-});
+const policy = (name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy =>
+  testPolicy(name, { windows, maxCost: 100, onBackendFailure: 'fail_closed', ...over });
 const SET: PolicySet = {
   version: 'v',
   loadedAt: 0,

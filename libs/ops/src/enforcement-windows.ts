@@ -1,6 +1,7 @@
+import { utcMonthOf } from '@tally/engine';
 import { formatDuration, type PolicySet } from '@tally/policy';
 import type { Granularity } from '@tally/projections';
-import { sustainedWindows, utcMonth, type SustainedWindow } from './reseed-plan';
+import { sustainedWindows, type SustainedWindow } from './reseed-plan';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -34,7 +35,7 @@ export function comparedWindows(
   const compared: ComparedWindow[] = [];
   for (const w of sustainedWindows(set, nowMs, only)) {
     if (w.code === 'c') {
-      const month = utcMonth(nowMs);
+      const month = utcMonthOf(nowMs);
       compared.push({ ...w, granularity: 'month', bucketStartMs: month.startMs, bucketEndMs: month.endMs });
       continue;
     }

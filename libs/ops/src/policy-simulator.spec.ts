@@ -2,22 +2,13 @@ import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { PolicySimulator } from './policy-simulator';
 import type { RecordedDecision } from './recorded-decision';
+import { testPolicy } from '@tally/testing';
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 
 function policy(name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['tenant'],
-    windows,
-    maxCost: Math.min(...windows.map((w) => w.limit)),
-    onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  const maxCost = Math.min(...windows.map((w) => w.limit));
+  return testPolicy(name, { key: ['tenant'], windows, maxCost, onBackendFailure: 'fail_closed', ...over });
 }
 const fixed = (limit: number, periodMs = 60_000): WindowSpec => ({
   name: 'w',

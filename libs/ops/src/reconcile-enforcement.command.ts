@@ -5,7 +5,8 @@ import { windowKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
-import { redisNowMs, scanKeys, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { redisNowMs, scanKeys } from './redis-client';
 
 export interface EnforcementReconcileOptions {
   /** The policy set in force (TALLY_POLICIES): only its windows have counters worth comparing. */
@@ -49,7 +50,7 @@ export interface EnforcementReconcileResult {
  * Read-only; the counters keep moving while it reads, so run it with the pipeline drained.
  */
 export async function reconcileEnforcement(
-  redis: OpsRedis,
+  redis: RedisClient,
   options: EnforcementReconcileOptions,
 ): Promise<EnforcementReconcileResult> {
   const set = await loadPolicySet(options.policiesFile);
@@ -103,7 +104,7 @@ export async function reconcileEnforcement(
 }
 
 async function readCounters(
-  redis: OpsRedis,
+  redis: RedisClient,
   window: ComparedWindow,
   options: EnforcementReconcileOptions,
   comparison: EnforcementComparison,

@@ -7,7 +7,7 @@ import {
   nextBucketStart,
 } from '@tally/projections';
 import { OpsError } from './ops.error';
-import type { OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
 
 export interface ReconcileOptions {
   readonly a: string;
@@ -36,7 +36,7 @@ export interface ReconcileResult {
  * the differences that matter, not the history live has and the replay does not.
  */
 export async function reconcileNamespaces(
-  redis: OpsRedis,
+  redis: RedisClient,
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
   const namespaces = new ProjectionNamespaces(redis);

@@ -3,7 +3,8 @@ import { ProjectionNamespaces, ProjectionStore, StepWriter, sortBatch } from '@t
 import { dropNamespace } from './namespaces';
 import { OpsError } from './ops.error';
 import { ProgressMeter, throttled, type ProgressListener, type ProgressSnapshot } from './progress';
-import { redisNowMs, type OpsRedis } from './redis-client';
+import type { RedisClient } from '@tally/redis';
+import { redisNowMs } from './redis-client';
 import { planTopicRange, rangeSize, readTopicRanges, type RangeEnd, type RangeStart } from './topic-range';
 
 /** Lifetime of the replayed namespace's dedup sets, as the projector's default. */
@@ -69,7 +70,7 @@ export interface ReplayResult {
  * range twice gives identical aggregates.
  */
 export async function replay(
-  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: OpsRedis },
+  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: RedisClient },
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const { namespace } = options;

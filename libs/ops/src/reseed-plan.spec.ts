@@ -3,6 +3,7 @@ import type { UsageEventV1 } from '@tally/events';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
 import { ReseedAccumulator, sustainedWindows } from './reseed-plan';
+import { testPolicy } from '@tally/testing';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 30, 9, 30, 0);
@@ -21,18 +22,7 @@ const win = (
   periodMs,
 });
 function policy(name: string, windows: WindowSpec[], over: Partial<Policy> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
-    key: ['principal'],
-    windows,
-    maxCost: 100,
-    onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
-    ...over,
-  };
+  return testPolicy(name, { windows, maxCost: 100, onBackendFailure: 'fail_closed', ...over });
 }
 const SET: PolicySet = {
   version: 'v',

@@ -1,4 +1,4 @@
-import { encodeScope, shardKeys, shardOf, windowKey } from '@tally/engine';
+import { encodeScope, shardKeys, shardOf, utcMonthOf, windowKey } from '@tally/engine';
 import type { UsageEventV1 } from '@tally/events';
 import { keyOf, type NormalizedSelectors, type Policy, type PolicySet, type WindowSpec } from '@tally/policy';
 
@@ -32,7 +32,7 @@ export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): 
       const period = window.periodMs;
       switch (window.algorithm) {
         case 'calendar_month': {
-          const month = utcMonth(nowMs);
+          const month = utcMonthOf(nowMs);
           const ttlMs = month.endMs - nowMs + DAY_MS;
           out.push({ policy, window, code: 'c', bucket: month.index, sinceMs: month.startMs, ttlMs });
           break;
@@ -112,7 +112,8 @@ export class ReseedAccumulator {
       if (!key.ok) continue;
       for (const w of windows) {
         if (timeMs < w.sinceMs) continue;
-        const eventBucket = w.code === 'c' ? utcMonth(timeMs).index : Math.floor(timeMs / w.window.periodMs);
+        const eventBucket =
+          w.code === 'c' ? utcMonthOf(timeMs).index : Math.floor(timeMs / w.window.periodMs);
         const current = eventBucket === w.bucket;
         if (!current && !(w.code === 's' && eventBucket === w.bucket - 1)) continue;
         const redisKey = windowKey(shard, scope, w.policy.name, w.window.name, key.value);
@@ -139,12 +140,4 @@ export class ReseedAccumulator {
   targets(): ReseedTarget[] {
     return [...this.targetsByKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
-}
-
-/** The UTC month of an instant; `index` = year × 12 + month − 1, as the engine's calendar windows. */
-export function utcMonth(ms: number): { index: number; startMs: number; endMs: number } {
-  const date = new Date(ms);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  return { index: year * 12 + month, startMs: Date.UTC(year, month, 1), endMs: Date.UTC(year, month + 1, 1) };
 }

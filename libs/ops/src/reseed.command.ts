@@ -1,16 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseUsageEvent } from '@tally/events';
 import { TOPICS, type Ledger } from '@tally/ledger';
+import { luaScript, scriptCommand, type RedisClient } from '@tally/redis';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
 import { ProgressMeter, throttled, type ProgressListener } from './progress';
-import { redisNowMs, type OpsRedis } from './redis-client';
+import { redisNowMs } from './redis-client';
 import { ReseedAccumulator, sustainedWindows, type ReseedTarget } from './reseed-plan';
 import { planTopicRange, rangeSize, readTopicRanges } from './topic-range';
 
-const RESEED_LUA = readFileSync(join(__dirname, 'lua', 'reseed.lua'), 'utf8');
-const RESEED_COMMAND = 'tallyReseed';
+/** The custom command `tallyReseed`, one key per call. */
+const RESEED = luaScript(__dirname, 'reseed.lua', 'tallyReseed', 1);
 
 export interface ReseedOptions {
   /** The policy set in force (TALLY_POLICIES): only its windows are rebuilt. */
@@ -70,7 +69,7 @@ export interface ReseedResult {
  * script per key. Run it with the decision API up: whatever it counted meanwhile is kept (max).
  */
 export async function reseed(
-  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: OpsRedis },
+  deps: { readonly ledger: Pick<Ledger, 'admin' | 'consumers'>; readonly redis: RedisClient },
   options: ReseedOptions,
 ): Promise<ReseedResult> {
   const set = await loadPolicySet(options.policiesFile);
@@ -125,11 +124,8 @@ export async function reseed(
 
 type ReseedCommand = (key: string, ...args: (string | number)[]) => Promise<number[]>;
 
-async function writeTargets(redis: OpsRedis, targets: readonly ReseedTarget[]): Promise<ReseededKey[]> {
-  if (typeof (redis as unknown as Record<string, unknown>)[RESEED_COMMAND] !== 'function') {
-    redis.defineCommand(RESEED_COMMAND, { numberOfKeys: 1, lua: RESEED_LUA });
-  }
-  const run = (redis as unknown as Record<string, ReseedCommand>)[RESEED_COMMAND].bind(redis);
+async function writeTargets(redis: RedisClient, targets: readonly ReseedTarget[]): Promise<ReseededKey[]> {
+  const run = scriptCommand<ReseedCommand>(redis, RESEED);
   const out: ReseededKey[] = [];
   for (let i = 0; i < targets.length; i += 200) {
     const chunk = targets.slice(i, i + 200);

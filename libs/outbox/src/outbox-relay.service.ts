@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { allShardKeys } from '@tally/engine';
 import { ledgerTopicSpecs, TOPIC_PROVISIONER, type TopicProvisioner } from '@tally/ledger';
-import { jitteredBackoffMs, sleep } from './backoff';
+import { jitteredBackoffMs, sleep } from '@tally/redis';
 import { DenialRelay } from './denial-relay';
 import { KafkaPublisher } from './kafka-publisher';
 import { planOutboxBatch } from './outbox-batch';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { jitteredBackoffMs, sleep } from './backoff';
+import { jitteredBackoffMs, sleep } from '@tally/redis';
 import { RELAY_OPTIONS } from './outbox.constants';
 import { RelayMetrics, type RelayStage } from './relay.metrics';
 import type { ResolvedRelayOptions } from './relay.options';

@@ -1,7 +1,4 @@
-import type { RedisConnection } from '@tally/engine';
-import { Cluster, Redis } from 'ioredis';
-
-export type RedisClient = Redis | Cluster;
+import { createRedisClient, type RedisClient, type RedisConnection } from '@tally/redis';
 
 /**
  * The relay's two connections: `reader` for XREADGROUP (which may block for `blockMs`, so nothing
@@ -15,41 +12,10 @@ export interface RelayRedis {
   close(): Promise<void>;
 }
 
-const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 6), 2000);
-
-/**
- * Unlike the hot path, the relay is not on anyone's deadline: a command issued while reconnecting
- * waits in the offline queue, and fails only after a reconnect attempt has failed too; the relay's
- * own loop then backs off and retries. Nothing is lost either way: entries stay in the stream.
- */
+/** Worker clients (see `RedisProfile`): nothing is lost while Redis is away, entries stay in the stream. */
 export function createRelayRedis(connection: RedisConnection): RelayRedis {
-  const make = (name: string): RedisClient => {
-    // RESP2 on purpose (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3 and a HELLO.
-    const common = {
-      protocol: 2 as const,
-      connectionName: name,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-    };
-    if (connection.mode === 'single') {
-      return new Redis(connection.url, { ...common, retryStrategy: backoff });
-    }
-    return new Cluster(
-      connection.nodes.map((n) => ({ host: n.host, port: n.port })),
-      {
-        scaleReads: 'master',
-        clusterRetryStrategy: backoff,
-        redisOptions: {
-          ...common,
-          username: connection.username,
-          password: connection.password,
-          ...(connection.tls === true ? { tls: {} } : {}),
-        },
-      },
-    );
-  };
-  const reader = make('tally-relay-reader');
-  const commands = make('tally-relay');
+  const reader = createRedisClient(connection, 'worker', 'tally-relay-reader');
+  const commands = createRedisClient(connection, 'worker', 'tally-relay');
   return {
     reader,
     commands,

@@ -1,5 +1,4 @@
-import type { RedisConnection } from '@tally/engine';
-import type { RandomSource } from './backoff';
+import type { RandomSource, RedisConnection } from '@tally/redis';
 
 /** Settings of the relay; the app builds them from TallyConfig, tests directly. */
 export interface RelayOptions {

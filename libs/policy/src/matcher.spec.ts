@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { keyOf, selectPolicies } from './matcher';
 import type { MatchSpec, Policy, PolicySet } from './policy.types';
+import { testPolicy } from '@tally/testing';
 
 function policy(name: string, fields: Partial<Omit<Policy, 'name'>> = {}): Policy {
-  return {
-    name,
-    match: {},
-    unless: {},
+  return testPolicy(name, {
     key: ['tenant'],
     windows: [{ name: 'w', role: 'sustained', algorithm: 'fixed_window', limit: 10, periodMs: 60_000 }],
-    maxCost: 10,
     onBackendFailure: 'fail_closed',
-    mode: 'enforce',
-    enabled: true,
     ...fields,
-  };
+  });
 }
 const setOf = (...policies: Policy[]): PolicySet => ({ version: 'v', policies, loadedAt: 0 });
 const names = (policies: Policy[]) => policies.map((p) => p.name);

@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,25 @@ import { PolicyLoadError, PolicyStore, type ReloadResult, type ReloadTrigger } f
 
 const policyFile = (limit: number) =>
   `policies:\n  - name: p\n    key: [tenant]\n    windows: [{ name: w, role: sustained, algorithm: fixed_window, limit: ${limit}, period: 1m }]\n`;
+/** Busy shared machines: file events and debounces may take a while, never forever. */
+const WAIT = { timeout: 10_000, interval: 20 };
 const BAD = 'policies:\n  - name: p\n    key: [user]\n    windows: []\n';
+
+/**
+ * Resolves once this process has been told that `name` in `dir` changed: from then on the store's own
+ * watch of that directory has had the event too (both are served by the same inotify watch), so
+ * whatever it would do is on its (fake) debounce timer. Start it before the write.
+ */
+function directoryEvent(dir: string, name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dir, { persistent: false }, (_event, changed) => {
+      if (changed !== name) return;
+      watcher.close();
+      // One more turn, so that every watcher of the directory has run its callback.
+      setImmediate(resolve);
+    });
+  });
+}
 
 describe(PolicyStore.name, () => {
   let dir: string;
@@ -148,7 +166,7 @@ describe(PolicyStore.name, () => {
     it('reloads when the file is rewritten in place', async () => {
       writeFileSync(path, policyFile(30));
 
-      await vi.waitFor(() => expect(limitInForce()).toBe(30), { timeout: 2000 });
+      await vi.waitFor(() => expect(limitInForce()).toBe(30), WAIT);
       expect(heard.at(-1)).toEqual([{ ok: true, version: versionOf(policyFile(30)), changed: true }, 'file']);
     });
 
@@ -156,32 +174,47 @@ describe(PolicyStore.name, () => {
       writeFileSync(join(dir, '.policies.yaml.swp'), policyFile(40));
       renameSync(join(dir, '.policies.yaml.swp'), path);
 
-      await vi.waitFor(() => expect(limitInForce()).toBe(40), { timeout: 2000 });
+      await vi.waitFor(() => expect(limitInForce()).toBe(40), WAIT);
       // and keeps watching the replaced file
       writeFileSync(path, policyFile(41));
-      await vi.waitFor(() => expect(limitInForce()).toBe(41), { timeout: 2000 });
+      await vi.waitFor(() => expect(limitInForce()).toBe(41), WAIT);
     });
 
     it('keeps the running set when a bad file is saved, then takes the fixed one', async () => {
       writeFileSync(path, BAD);
-      await vi.waitFor(() => expect(heard.at(-1)?.[0].ok).toBe(false), { timeout: 2000 });
+      await vi.waitFor(() => expect(heard.at(-1)?.[0].ok).toBe(false), WAIT);
       expect(limitInForce()).toBe(10);
 
       writeFileSync(path, policyFile(50));
-      await vi.waitFor(() => expect(limitInForce()).toBe(50), { timeout: 2000 });
+      await vi.waitFor(() => expect(limitInForce()).toBe(50), WAIT);
+    });
+
+    // Nothing may happen: instead of sleeping and hoping it would have happened by then, the tests
+    // wait for the directory event, run the debounce on a fake clock, and use a reload as a barrier
+    // (reloads are serialized, so a reload the watch started would be heard before it).
+    afterEach(() => {
+      vi.useRealTimers();
     });
 
     it('ignores other files in the directory', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const seen = directoryEvent(dir, 'other.yaml');
       writeFileSync(join(dir, 'other.yaml'), 'x: 1\n');
-      await new Promise((r) => setTimeout(r, 200));
+      await seen;
+      await vi.advanceTimersByTimeAsync(20);
 
-      expect(heard).toEqual([]);
+      await sut.reload();
+
+      expect(heard.map(([, trigger]) => trigger)).toEqual(['request']);
     });
 
     it('stops reloading after close', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       sut.close();
+      const seen = directoryEvent(dir, 'policies.yaml');
       writeFileSync(path, policyFile(60));
-      await new Promise((r) => setTimeout(r, 200));
+      await seen;
+      await vi.advanceTimersByTimeAsync(20);
 
       expect(limitInForce()).toBe(10);
       expect(heard).toEqual([]);

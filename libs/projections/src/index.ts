@@ -14,6 +14,7 @@
  * - operator commands and their output (`@tally/ops`, `apps/cli`): they call `ProjectionNamespaces`,
  *   `NamespaceReader` and `ProjectionStore`, and never build a projection key themselves.
  * - the enforcement counters it is compared with (`@tally/engine`'s keys).
+ * - the Redis client and the Lua loader (`@tally/redis`): the projector opens a `worker` client.
  */
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
 export { PROJECTION_CLOCK, PROJECTOR_GROUP } from './projections.constants';
@@ -32,10 +33,8 @@ export type {
   StoredOffset,
 } from './namespaces/namespace-info';
 
-// The sink, and its Redis client.
+// The sink.
 export { ProjectionStore, type RefusedEvent } from './sink/projection.store';
-export { createProjectionRedis } from './sink/projection-redis';
-export type { ProjectionRedis } from './sink/apply-batch.script';
 
 // Queries (the projector app's HTTP surface maps these).
 export { ProjectionQueries } from './queries/projection.queries';

@@ -1,6 +1,6 @@
 /** {@link ProjectorOptions} after defaults. */
 export const PROJECTOR_OPTIONS = Symbol('PROJECTOR_OPTIONS');
-/** The projections' Redis client (`ProjectionRedis`); closed on application shutdown. */
+/** The projections' Redis client (a `worker` client of @tally/redis); closed on application shutdown. */
 export const PROJECTION_REDIS = Symbol('PROJECTION_REDIS');
 /** The clock of queries (epoch ms); tests pass a fixed one. */
 export const PROJECTION_CLOCK = Symbol('PROJECTION_CLOCK');

@@ -9,9 +9,8 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { HealthRegistry } from '@tally/observability';
-import type { ProjectionRedis } from './sink/apply-batch.script';
+import { createRedisClient, type RedisClient } from '@tally/redis';
 import { ProjectionNamespaces } from './namespaces/projection-namespaces';
-import { createProjectionRedis } from './sink/projection-redis';
 import { ProjectionQueries } from './queries/projection.queries';
 import { ProjectionStore } from './sink/projection.store';
 import { PROJECTION_CLOCK, PROJECTION_REDIS, PROJECTOR_OPTIONS } from './projections.constants';
@@ -34,7 +33,7 @@ export type ProjectionsModuleOptions =
 class ProjectorHealth implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly health: HealthRegistry,
-    @Inject(PROJECTION_REDIS) private readonly redis: ProjectionRedis,
+    @Inject(PROJECTION_REDIS) private readonly redis: RedisClient,
     @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
     private readonly projector: Projector,
     private readonly lag: ProjectorLag,
@@ -79,24 +78,25 @@ export class ProjectionsModule {
         optionsProvider,
         {
           provide: PROJECTION_REDIS,
-          useFactory: (o: ResolvedProjectorOptions) => createProjectionRedis(o.redis),
+          useFactory: (o: ResolvedProjectorOptions) =>
+            createRedisClient(o.redis, 'worker', 'tally-projector'),
           inject: [PROJECTOR_OPTIONS],
         },
         { provide: PROJECTION_CLOCK, useValue: () => Date.now() },
         {
           provide: ProjectionStore,
-          useFactory: (redis: ProjectionRedis, o: ResolvedProjectorOptions) =>
+          useFactory: (redis: RedisClient, o: ResolvedProjectorOptions) =>
             new ProjectionStore(redis, { auditRetentionMs: o.auditRetentionMs, dedupTtlMs: o.dedupTtlMs }),
           inject: [PROJECTION_REDIS, PROJECTOR_OPTIONS],
         },
         {
           provide: ProjectionNamespaces,
-          useFactory: (redis: ProjectionRedis) => new ProjectionNamespaces(redis),
+          useFactory: (redis: RedisClient) => new ProjectionNamespaces(redis),
           inject: [PROJECTION_REDIS],
         },
         {
           provide: ProjectionQueries,
-          useFactory: (redis: ProjectionRedis, clock: () => number) => new ProjectionQueries(redis, clock),
+          useFactory: (redis: RedisClient, clock: () => number) => new ProjectionQueries(redis, clock),
           inject: [PROJECTION_REDIS, PROJECTION_CLOCK],
         },
         ProjectorMetrics,

@@ -1,3 +1,6 @@
+// Helpers for specs and the suites under test/ (never for production code: the gate refuses it):
+// private Redis servers, free ports, polling with a deadline, test policies, self-signed certificates.
+// Does NOT own: any fixture of one suite (it stays in that suite's file or harness).
 export { buildTree } from './build-tree';
 export { eventually, sleep, type EventuallyOptions } from './eventually';
 export { freePort } from './free-port';
@@ -5,3 +8,4 @@ export { PrivateRedis } from './private-redis';
 export { makeSelfSignedCert, type SelfSignedCert } from './self-signed-cert';
 export { testEnv, uniqueName } from './test-env';
 export { PublishedContracts } from './published-contracts';
+export { testPolicy } from './test-policy';

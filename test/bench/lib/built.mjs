@@ -25,6 +25,11 @@ export function loadBuilt(path) {
   return createRequire(import.meta.url)(file);
 }
 
+/** A client with the engine's own settings (the `hot-path` profile of @tally/redis): what the API runs with. */
+export function hotPathRedis(url) {
+  return loadBuilt('libs/redis/src/index.js').createRedisClient({ mode: 'single', url }, 'hot-path');
+}
+
 export function decideLua() {
   return readFileSync(DECIDE_LUA_PATH, 'utf8');
 }

@@ -1,11 +1,12 @@
 // The Redis of the run: by default a private redis-server (no persistence) on BENCH_REDIS_PORT,
 // started and stopped here by pid, so the bench neither fills the shared Redis's outbox streams (a
 // running relay would ship them to Kafka) nor measures other engineers' traffic.
+import { hotPathRedis } from './built.mjs';
 import { startProcess, waitFor } from './processes.mjs';
 
 async function connect(engine, url) {
   // The engine's own client settings (no offline queue, no auto-pipelining): what the API runs with.
-  const redis = engine.createRedis({ mode: 'single', url });
+  const redis = hotPathRedis(url);
   await waitFor(`Redis at ${url}`, () => redis.status === 'ready', 10_000);
   return redis;
 }

@@ -18,8 +18,6 @@ function policy(name: string, mode: PayloadPolicy['mode']): PayloadPolicy {
         periodMs: 60_000,
       },
     ],
-    maxCost: 10,
-    onBackendFailure: 'fail_open',
     mode,
     enabled: true,
   };

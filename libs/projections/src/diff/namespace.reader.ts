@@ -1,7 +1,7 @@
 import { auditEntryFromMember, type AuditEntry } from '../fold/audit-entry';
 import type { Granularity } from '../fold/granularity';
 import type { Totals } from '../fold/totals';
-import type { ProjectionRedis } from '../sink/apply-batch.script';
+import type { RedisClient } from '@tally/redis';
 import { NO_TENANT_PART, ProjectionKeys, decodeKeyPart, parseUsageKey } from '../sink/projection-keys';
 import { scanKeys } from '../sink/scan-keys';
 import { readKeyUsageHash, readUsageHash } from '../sink/usage-hash';
@@ -30,7 +30,7 @@ export interface ProjectedKeyCost {
  * SCAN-based, so operator tools only, never the query API. The key layout stays inside this lib.
  */
 export class NamespaceReader {
-  constructor(private readonly redis: ProjectionRedis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Every usage cell (`usageCellId` → totals) of a namespace whose bucket `inRange` accepts. */
   async usageCells(

@@ -1,4 +1,4 @@
-import type { ProjectionRedis } from '../sink/apply-batch.script';
+import type { RedisClient } from '@tally/redis';
 import {
   ACTIVE_NAMESPACE_KEY,
   NAMESPACES_KEY,
@@ -30,7 +30,7 @@ const UNLINK_CHUNK = 500;
  * half-replayed one unless forced) live in one place.
  */
 export class ProjectionNamespaces {
-  constructor(private readonly redis: ProjectionRedis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** `[a-z0-9][a-z0-9_-]{0,62}`: short and key-safe. */
   static isValidName(name: string): boolean {

@@ -1,4 +1,4 @@
-import type { ProjectionRedis } from '../sink/apply-batch.script';
+import type { RedisClient } from '@tally/redis';
 import { auditEntryFromMember } from '../fold/audit-entry';
 import { nextAuditCursor, parseAuditQuery } from './audit-query';
 import { bucketPage, parsePageSize } from './bucket-pages';
@@ -22,7 +22,7 @@ import { usageSource } from './usage-source';
  */
 export class ProjectionQueries {
   constructor(
-    private readonly redis: ProjectionRedis,
+    private readonly redis: RedisClient,
     private readonly clock: () => number,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { ProjectionRedis } from '../sink/apply-batch.script';
+import type { RedisClient } from '@tally/redis';
 import { parseKeyUsageValue } from '../sink/projection-keys';
 import { TopKeys, type KeyUsage } from './top-keys';
 
@@ -22,7 +22,7 @@ export interface TopKeysRead {
  * throws `corrupt(field)`: ranking without it could list the wrong heaviest keys.
  */
 export async function readTopKeys(
-  redis: ProjectionRedis,
+  redis: RedisClient,
   hash: string,
   limit: number,
   corrupt: (field: string) => Error,

@@ -13,6 +13,7 @@ import {
   type TopicProvisioner,
 } from '@tally/ledger';
 import type { ComponentHealth } from '@tally/observability';
+import { sleep } from '@tally/redis';
 import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorBatchHandler } from './projector-batch.handler';
@@ -138,14 +139,4 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     });
     await consumer.run((batch, context) => this.batches.handle(batch, context));
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

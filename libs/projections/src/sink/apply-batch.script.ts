@@ -1,14 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Cluster, Redis } from 'ioredis';
+import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 import type { BatchStepArgs } from './batch-step';
 
-export type ProjectionRedis = Redis | Cluster;
-
-/** Read once at module load; `npm run build` copies lua/ beside the compiled code. */
-export const APPLY_BATCH_LUA = readFileSync(join(__dirname, 'lua', 'apply-batch.lua'), 'utf8');
-/** The custom ioredis command: `defineCommand` gives EVALSHA with an EVAL fallback. */
-const APPLY_BATCH_COMMAND = 'tallyProjectionApply';
+/** The custom command `tallyProjectionApply`; `numkeys` is its first argument. */
+const APPLY_BATCH = luaScript(__dirname, 'apply-batch.lua', 'tallyProjectionApply');
 
 /** What `apply-batch.lua` answered (see its reply legend). */
 export type BatchStepReply =
@@ -31,18 +25,17 @@ export type StepProblemKind = 'overflow' | 'corrupt' | 'wrongtype';
 const PROBLEM_KINDS: readonly string[] = ['overflow', 'corrupt', 'wrongtype'] satisfies StepProblemKind[];
 
 /** Registers the command on a client (idempotent per client). */
-export function defineApplyBatch(redis: ProjectionRedis): void {
-  if (typeof (redis as unknown as Record<string, unknown>)[APPLY_BATCH_COMMAND] === 'function') return;
-  redis.defineCommand(APPLY_BATCH_COMMAND, { lua: APPLY_BATCH_LUA });
+export function defineApplyBatch(redis: RedisClient): void {
+  defineScript(redis, APPLY_BATCH);
 }
 
-export async function runApplyBatch(redis: ProjectionRedis, args: BatchStepArgs): Promise<BatchStepReply> {
+export async function runApplyBatch(redis: RedisClient, args: BatchStepArgs): Promise<BatchStepReply> {
   const command = (
     redis as unknown as Record<
       string,
       (numKeys: number, keys: readonly string[], argv: readonly (string | number)[]) => Promise<unknown>
     >
-  )[APPLY_BATCH_COMMAND];
+  )[APPLY_BATCH.name];
   if (command === undefined) throw new Error('apply-batch.lua is not defined on this client');
   // Passed as arrays, which ioredis flattens: spreading a large step into the call's arguments
   // would overflow the call stack.

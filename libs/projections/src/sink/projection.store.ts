@@ -1,5 +1,6 @@
 import type { LedgerEvent } from '@tally/events';
-import { defineApplyBatch, runApplyBatch, type ProjectionRedis } from './apply-batch.script';
+import type { RedisClient } from '@tally/redis';
+import { defineApplyBatch, runApplyBatch } from './apply-batch.script';
 import { batchStepArgs, type BatchStepArgs, type BatchStepOptions, type OffsetMark } from './batch-step';
 import { foldEvents } from '../fold/fold-events';
 import type { ProjectionDelta, RefusedIndex } from '../fold/projection-delta';
@@ -65,7 +66,7 @@ const MAX_ATTEMPTS = 8;
  */
 export class ProjectionStore {
   constructor(
-    readonly redis: ProjectionRedis,
+    readonly redis: RedisClient,
     private readonly options: BatchStepOptions,
   ) {
     defineApplyBatch(redis);

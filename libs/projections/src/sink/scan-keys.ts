@@ -1,11 +1,11 @@
 import { Cluster } from 'ioredis';
-import type { ProjectionRedis } from './apply-batch.script';
+import type { RedisClient } from '@tally/redis';
 
 /**
  * SCAN over every master (a Cluster's keys are spread over its nodes), sorted and without repeats.
  * Only for operator paths (drop, reconcile): never on the projector's or the queries' hot paths.
  */
-export async function scanKeys(redis: ProjectionRedis, pattern: string): Promise<string[]> {
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
   const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
   const keys: string[] = [];
   for (const node of nodes) {

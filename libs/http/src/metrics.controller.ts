@@ -1,7 +1,7 @@
-import { RequireAccess } from '@tally/http';
 import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { METRICS_REGISTRY } from '@tally/observability';
 import { type Registry } from 'prom-client';
-import { METRICS_REGISTRY } from './observability.constants';
+import { RequireAccess } from './access.decorator';
 
 @Controller()
 @RequireAccess('public')

@@ -1,17 +1,20 @@
-import { Controller, Get, Headers, HttpCode, Inject, Optional, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Res } from '@nestjs/common';
 import type { Liveness } from '@tally/api-contract';
-import { BearerTokens, RequireAccess } from '@tally/http';
+import { HealthRegistry, type ReadinessReport, statesOnly } from '@tally/observability';
 import { type FastifyReply } from 'fastify';
-import { HealthRegistry, type ReadinessReport, statesOnly } from './health.registry';
+import { RequireAccess } from './access.decorator';
+import { BearerTokens } from './bearer-tokens';
 
-/** Liveness and readiness, the same shape in every app. */
+/**
+ * Liveness and readiness, the same shape in every app. Served here, not by @tally/observability:
+ * which caller sees what is an HTTP decision (access, tokens), and observability stays below http.
+ */
 @Controller()
 @RequireAccess('public')
 export class HealthController {
   constructor(
     private readonly health: HealthRegistry,
-    // Absent in a worker-only context (no HttpModule): then nobody sees the details.
-    @Optional() @Inject(BearerTokens) private readonly tokens?: BearerTokens,
+    private readonly tokens: BearerTokens,
   ) {}
 
   /** Liveness: the process answers. Never touches a dependency (a slow Redis must not get us killed). */
@@ -33,7 +36,7 @@ export class HealthController {
   ): Promise<ReadinessReport> {
     const report = await this.health.report();
     void reply.status(report.status === 'unavailable' ? 503 : 200);
-    const isAdmin = this.tokens !== undefined && this.tokens.refusal(authorization, 'admin') === undefined;
+    const isAdmin = this.tokens.refusal(authorization, 'admin') === undefined;
     return isAdmin ? report : statesOnly(report);
   }
 }

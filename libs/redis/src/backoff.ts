@@ -8,11 +8,11 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number): numbe
 }
 
 /**
- * "Full jitter": a uniform wait in [0, backoff ceiling). Relays that failed together (one Kafka
- * outage hits them all at once) would otherwise retry in lockstep, every attempt at the same instant,
- * and keep arriving together after it ends. Spread over the whole window, their retries arrive at
- * the rate the window allows rather than in bursts; of the usual jitter schemes this one does the
- * least total work, and it keeps no state between attempts.
+ * "Full jitter": a uniform wait in [0, backoff ceiling). Processes that failed together (one Kafka
+ * outage hits every relay at once) would otherwise retry in lockstep, every attempt at the same
+ * instant, and keep arriving together after it ends. Spread over the whole window, their retries
+ * arrive at the rate the window allows rather than in bursts; of the usual jitter schemes this one
+ * does the least total work, and it keeps no state between attempts.
  */
 export function jitteredBackoffMs(
   attempt: number,
