@@ -7,7 +7,8 @@
  */
 import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
-import { OpsError, reconcileNamespaces, replay, scanKeys } from '@tally/ops';
+import { OpsError, reconcileNamespaces, replay } from '@tally/ops';
+import { scanKeys } from '@tally/redis';
 import { ProjectionKeys, readUsageHash } from '@tally/projections';
 import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';

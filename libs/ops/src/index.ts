@@ -11,7 +11,7 @@
  */
 export { loadOpsConfig, type OpsConfig, type OpsOverrides } from './ops-config';
 export { OpsError } from './ops.error';
-export { redisNowMs, scanKeys } from './redis-client';
+export { redisNowMs } from './redis-client';
 export { ProgressMeter, type ProgressListener, type ProgressSnapshot } from './progress';
 export { checkPolicyFile, loadPolicySet, type CheckedPolicy, type PolicyCheckResult } from './policy-check';
 export { checkTokensFile, tokenLine, tokenLineYaml, type TokenLine, type TokensCheckResult } from './tokens';

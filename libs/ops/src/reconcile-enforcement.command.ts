@@ -5,8 +5,8 @@ import { windowKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
-import type { RedisClient } from '@tally/redis';
-import { redisNowMs, scanKeys } from './redis-client';
+import { scanKeys, type RedisClient } from '@tally/redis';
+import { redisNowMs } from './redis-client';
 
 export interface EnforcementReconcileOptions {
   /** The policy set in force (TALLY_POLICIES): only its windows have counters worth comparing. */

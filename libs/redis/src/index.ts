@@ -6,3 +6,4 @@ export type { RedisClient, RedisConnection } from './redis-connection';
 export { createRedisClient, reconnectBackoff, type RedisProfile } from './redis-client';
 export { defineScript, luaScript, scriptCommand, type LuaScript } from './lua-script';
 export { backoffMs, jitteredBackoffMs, sleep, type RandomSource } from './backoff';
+export { scanKeys } from './scan-keys';

@@ -1,9 +1,8 @@
 import { auditEntryFromMember, type AuditEntry } from '../fold/audit-entry';
 import type { Granularity } from '../fold/granularity';
 import type { Totals } from '../fold/totals';
-import type { RedisClient } from '@tally/redis';
+import { scanKeys, type RedisClient } from '@tally/redis';
 import { NO_TENANT_PART, ProjectionKeys, decodeKeyPart, parseUsageKey } from '../sink/projection-keys';
-import { scanKeys } from '../sink/scan-keys';
 import { readKeyUsageHash, readUsageHash } from '../sink/usage-hash';
 import { usageCellId } from './diff-projections';
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@tally/redis';
+import { scanKeys, type RedisClient } from '@tally/redis';
 import {
   ACTIVE_NAMESPACE_KEY,
   NAMESPACES_KEY,
@@ -7,7 +7,6 @@ import {
   offsetField,
   parseOffsetField,
 } from '../sink/projection-keys';
-import { scanKeys } from '../sink/scan-keys';
 import type { NamespaceCoverage, NamespaceInfo, ReplayStart, StoredOffset } from './namespace-info';
 import { NamespaceRefusedError } from './namespace-refused.error';
 

@@ -1,9 +1,10 @@
 import { Cluster } from 'ioredis';
-import type { RedisClient } from '@tally/redis';
+import type { RedisClient } from './redis-connection';
 
 /**
  * SCAN over every master (a Cluster's keys are spread over its nodes), sorted and without repeats.
- * Only for operator paths (drop, reconcile): never on the projector's or the queries' hot paths.
+ * Only for operator paths (drop, reconcile): never on the decision's, the projector's or the
+ * queries' hot paths.
  */
 export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
   const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
