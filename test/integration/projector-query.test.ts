@@ -3,13 +3,14 @@
  * (`ProjectionStore.applyBatch`, i.e. apply-batch.lua): pagination, the range total, validation,
  * authentication, per-key usage and top keys (the `keys:` hashes; a hash big enough for HSCAN is
  * written directly in the packed layout), the audit trail with its retention, and the atomic step's
- * own guarantees.
+ * own guarantees. Every answer is checked against the document the projector serves at /openapi.json.
  */
 import { ProjectionKeys, ProjectionNamespaces, ProjectionStore } from '@tally/projections';
 import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, InProcessProjector, RunTopics, type Decision } from './projector.harness';
+import { OpenApiContract } from '../e2e/support/openapi-contract';
+import { eventsOf, InProcessProjector, RunTopics, type Decision, type HttpResult } from './projector.harness';
 
 const H = 3_600_000;
 const T0 = Date.parse('2026-10-05T08:00:00Z');
@@ -21,6 +22,7 @@ let run: RunTopics;
 let client: RedisClient;
 let store: ProjectionStore;
 let sut: InProcessProjector;
+let contract: OpenApiContract;
 
 beforeAll(async () => {
   redis = await PrivateRedis.start();
@@ -28,7 +30,20 @@ beforeAll(async () => {
   client = createRedisClient({ mode: 'single', url: redis.url }, 'worker', 'projector-query-test');
   store = new ProjectionStore(client, { auditRetentionMs: 30 * 24 * H, dedupTtlMs: H });
   sut = await InProcessProjector.start(redis.url, testEnv().kafkaBrokers, run.overrides);
+  contract = await OpenApiContract.fetch(sut.baseUrl);
 });
+
+/** A query through HTTP whose answer (status and body) must be one the served document allows. */
+async function query<T = Record<string, unknown>>(
+  path: string,
+  token?: string | null,
+): Promise<HttpResult<T>> {
+  const res = await sut.get<T>(path, token);
+  const template = contract.templateOf('get', path);
+  expect(template, `${path} is documented`).toBeDefined();
+  contract.expectConforms('get', template ?? path, res);
+  return res;
+}
 
 afterAll(async () => {
   await sut?.stop();
@@ -65,7 +80,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('pages by bucket and reports the total of the whole range on every page, each decision once', async () => {
-    const first = await sut.get<Record<string, unknown>>(`/v1/usage?tenant=q&${RANGE}&limit=3`);
+    const first = await query<Record<string, unknown>>(`/v1/usage?tenant=q&${RANGE}&limit=3`);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       tenant: 'q',
@@ -80,7 +95,7 @@ describe('GET /v1/usage', () => {
       next_cursor: expect.any(String) as unknown,
     });
     const cursor = first.body.next_cursor as string;
-    const second = await sut.get(`/v1/usage?tenant=q&${RANGE}&limit=3&cursor=${cursor}`);
+    const second = await query(`/v1/usage?tenant=q&${RANGE}&limit=3&cursor=${cursor}`);
     expect(second.body).toEqual({
       tenant: 'q',
       granularity: 'hour',
@@ -91,9 +106,9 @@ describe('GET /v1/usage', () => {
   });
 
   it('narrows to one policy, and sums a range at another granularity from the same buckets', async () => {
-    const p2 = await sut.get(`/v1/usage?tenant=q&policy=p2&${RANGE}`);
+    const p2 = await query(`/v1/usage?tenant=q&policy=p2&${RANGE}`);
     expect(p2.body).toMatchObject({ total: { cost: 3, count: 1 }, buckets: [{ policy: 'p2', cost: 3 }] });
-    const day = await sut.get(
+    const day = await query(
       `/v1/usage?tenant=q&granularity=day&from=2026-10-05T00:00:00Z&to=2026-10-06T00:00:00Z`,
     );
     expect(day.body).toMatchObject({
@@ -106,32 +121,32 @@ describe('GET /v1/usage', () => {
   });
 
   it('refuses unknown and invalid parameters with every field error, and a cursor of another query', async () => {
-    const bad = await sut.get(`/v1/usage?tenant=q&granularity=week&bogus=1`);
+    const bad = await query(`/v1/usage?tenant=q&granularity=week&bogus=1`);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'request.invalid' });
     const paths = (bad.body.errors as { path: string }[]).map((e) => e.path).sort();
     expect(paths).toEqual(['bogus', 'granularity']);
 
-    const order = await sut.get(`/v1/usage?tenant=q&from=2026-10-05T10:00:00Z&to=2026-10-05T09:00:00Z`);
+    const order = await query(`/v1/usage?tenant=q&from=2026-10-05T10:00:00Z&to=2026-10-05T09:00:00Z`);
     expect(order).toMatchObject({ status: 400, body: { errors: [{ path: 'from' }] } });
-    const missing = await sut.get(`/v1/usage?granularity=hour`);
+    const missing = await query(`/v1/usage?granularity=hour`);
     expect(missing.status).toBe(400);
     expect(new Set((missing.body.errors as { path: string }[]).map((e) => e.path))).toEqual(
       new Set(['tenant']),
     );
 
-    const first = await sut.get(`/v1/usage?tenant=q&${RANGE}&limit=1`);
-    const foreign = await sut.get(
+    const first = await query(`/v1/usage?tenant=q&${RANGE}&limit=1`);
+    const foreign = await query(
       `/v1/usage?tenant=other&${RANGE}&limit=1&cursor=${String(first.body.next_cursor)}`,
     );
     expect(foreign).toMatchObject({ status: 400, body: { errors: [{ path: 'cursor' }] } });
   });
 
   it('needs a caller token, and says when a namespace does not exist', async () => {
-    expect((await sut.get(`/v1/usage?tenant=q`, null)).status).toBe(401);
-    expect((await sut.get(`/v1/usage?tenant=q`, 'not-a-token-at-all')).status).toBe(401);
-    expect((await sut.get(`/v1/audit`, null)).status).toBe(401);
-    const missing = await sut.get(`/v1/usage?tenant=q&namespace=sk-live-secret-namespace`);
+    expect((await query(`/v1/usage?tenant=q`, null)).status).toBe(401);
+    expect((await query(`/v1/usage?tenant=q`, 'not-a-token-at-all')).status).toBe(401);
+    expect((await query(`/v1/audit`, null)).status).toBe(401);
+    const missing = await query(`/v1/usage?tenant=q&namespace=sk-live-secret-namespace`);
     expect(missing).toMatchObject({ status: 404, body: { code: 'namespace.not_found' } });
     // and the query string is not repeated back
     expect(JSON.stringify(missing.body)).not.toContain('sk-live-secret-namespace');
@@ -171,7 +186,7 @@ describe('GET /v1/usage?key=', () => {
   });
 
   it("lists one key's buckets (empty ones dropped) and the total of its whole range on every page", async () => {
-    const first = await sut.get<Record<string, unknown>>(
+    const first = await query<Record<string, unknown>>(
       `/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=2`,
     );
     expect(first.status).toBe(200);
@@ -186,7 +201,7 @@ describe('GET /v1/usage?key=', () => {
       total: { cost: 6, count: 3 },
       next_cursor: expect.any(String) as unknown,
     });
-    const second = await sut.get(
+    const second = await query(
       `/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=2&cursor=${String(first.body.next_cursor)}`,
     );
     // the 11:00 bucket has no usage of k1: no row, as for any empty bucket
@@ -201,7 +216,7 @@ describe('GET /v1/usage?key=', () => {
   });
 
   it('keeps keys and policies apart, reads a key needing URL encoding, and a key without usage is empty', async () => {
-    const k2 = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=k2&${RANGE}`);
+    const k2 = await query(`/v1/usage?tenant=qk&policy=p1&key=k2&${RANGE}`);
     expect(k2.body).toMatchObject({
       buckets: [
         { start: '2026-10-05T09:00:00Z', policy: 'p1', cost: 5, count: 1 },
@@ -209,18 +224,18 @@ describe('GET /v1/usage?key=', () => {
       ],
       total: { cost: 9, count: 2 },
     });
-    const p2 = await sut.get(`/v1/usage?tenant=qk&policy=p2&key=k1&${RANGE}`);
+    const p2 = await query(`/v1/usage?tenant=qk&policy=p2&key=k1&${RANGE}`);
     expect(p2.body).toMatchObject({
       buckets: [{ start: '2026-10-05T10:00:00Z', policy: 'p2', cost: 3, count: 1 }],
       total: { cost: 3, count: 1 },
     });
-    const odd = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=${encodeURIComponent(ODD_KEY)}&${RANGE}`);
+    const odd = await query(`/v1/usage?tenant=qk&policy=p1&key=${encodeURIComponent(ODD_KEY)}&${RANGE}`);
     expect(odd.body).toMatchObject({
       key: ODD_KEY,
       buckets: [{ start: '2026-10-05T08:00:00Z', policy: 'p1', cost: 7, count: 1 }],
       total: { cost: 7, count: 1 },
     });
-    const none = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=nobody&${RANGE}`);
+    const none = await query(`/v1/usage?tenant=qk&policy=p1&key=nobody&${RANGE}`);
     expect(none).toMatchObject({
       status: 200,
       body: { key: 'nobody', buckets: [], total: { cost: 0, count: 0 } },
@@ -228,7 +243,7 @@ describe('GET /v1/usage?key=', () => {
   });
 
   it('sums the total from coarser `keys:` buckets: a day, and a minute range covered by hours', async () => {
-    const day = await sut.get(
+    const day = await query(
       `/v1/usage?tenant=qk&policy=p1&key=k1&granularity=day&from=2026-10-05T00:00:00Z&to=2026-10-06T00:00:00Z`,
     );
     expect(day.body).toMatchObject({
@@ -236,14 +251,14 @@ describe('GET /v1/usage?key=', () => {
       total: { cost: 6, count: 3 },
     });
     // when a page of minutes holds none of k1's events, the total still covers the whole range
-    const minutes = await sut.get(
+    const minutes = await query(
       `/v1/usage?tenant=qk&policy=p1&key=k1&granularity=minute&from=2026-10-05T07:00:00Z&to=2026-10-05T12:00:00Z&limit=5`,
     );
     expect(minutes.body).toMatchObject({ buckets: [], total: { cost: 6, count: 3 } });
   });
 
   it('refuses a key without policy, a malformed key, and a cursor of another key', async () => {
-    const alone = await sut.get(`/v1/usage?tenant=qk&key=k1&${RANGE}`);
+    const alone = await query(`/v1/usage?tenant=qk&key=k1&${RANGE}`);
     expect(alone).toEqual({
       status: 400,
       body: {
@@ -253,18 +268,16 @@ describe('GET /v1/usage?key=', () => {
       },
     });
     for (const key of ['', 'a%0Ab', 'k'.repeat(2049)]) {
-      const bad = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=${key}&${RANGE}`);
+      const bad = await query(`/v1/usage?tenant=qk&policy=p1&key=${key}&${RANGE}`);
       expect(bad).toMatchObject({ status: 400, body: { code: 'request.invalid' } });
       expect(bad.body.errors).toEqual([
         { path: 'key', message: 'key must be 1 to 2048 characters without control characters' },
       ]);
     }
-    const first = await sut.get(`/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=1`);
+    const first = await query(`/v1/usage?tenant=qk&policy=p1&key=k1&${RANGE}&limit=1`);
     const cursor = String(first.body.next_cursor);
     for (const other of ['&key=k2', '']) {
-      const foreign = await sut.get(
-        `/v1/usage?tenant=qk&policy=p1${other}&${RANGE}&limit=1&cursor=${cursor}`,
-      );
+      const foreign = await query(`/v1/usage?tenant=qk&policy=p1${other}&${RANGE}&limit=1&cursor=${cursor}`);
       expect(foreign).toMatchObject({
         status: 400,
         body: { errors: [{ path: 'cursor', message: 'cursor belongs to another query' }] },
@@ -275,7 +288,7 @@ describe('GET /v1/usage?key=', () => {
   it('answers 500 projection.corrupt, naming the bucket, when the stored value is not <cost>:<count>', async () => {
     // given a field written by hand (or an older layout) in one hour bucket of tenant qc
     await client.hset(LIVE.keyUsage('qc', 'p1', 'hour', T0 + H), 'broken', 'oops');
-    const res = await sut.get(`/v1/usage?tenant=qc&policy=p1&key=broken&${RANGE}`);
+    const res = await query(`/v1/usage?tenant=qc&policy=p1&key=broken&${RANGE}`);
     expect(res).toEqual({
       status: 500,
       body: {
@@ -285,7 +298,7 @@ describe('GET /v1/usage?key=', () => {
           'bucket of 2026-10-05T09:00:00Z is not <cost>:<count>; replay the namespace',
       },
     });
-    const top = await sut.get(`/v1/top-keys?tenant=qc&policy=p1&granularity=hour&at=2026-10-05T09:30:00Z`);
+    const top = await query(`/v1/top-keys?tenant=qc&policy=p1&granularity=hour&at=2026-10-05T09:30:00Z`);
     expect(top).toMatchObject({ status: 500, body: { code: 'projection.corrupt' } });
   });
 
@@ -302,8 +315,8 @@ describe('GET /v1/usage?key=', () => {
       },
     };
     // then: the policy's rows and every-policy rows fail alike; nothing is read as 0 or NaN
-    expect(await sut.get(`/v1/usage?tenant=qu&policy=p1&${RANGE}`)).toEqual(expected);
-    expect(await sut.get(`/v1/usage?tenant=qu&${RANGE}`)).toEqual(expected);
+    expect(await query(`/v1/usage?tenant=qu&policy=p1&${RANGE}`)).toEqual(expected);
+    expect(await query(`/v1/usage?tenant=qu&${RANGE}`)).toEqual(expected);
   });
 });
 
@@ -332,7 +345,7 @@ describe('GET /v1/top-keys', () => {
 
   it('lists the heaviest keys of one bucket with distinct_keys, reading a small hash whole', async () => {
     const scans = await commandCalls('hscan');
-    const day = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T23:59:59Z`);
+    const day = await query(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T23:59:59Z`);
     expect(day).toEqual({
       status: 200,
       body: {
@@ -350,7 +363,7 @@ describe('GET /v1/top-keys', () => {
     });
     expect(await commandCalls('hscan')).toBe(scans);
     // and limit cuts the list, never distinct_keys; `at` is read in its zone (11:15+02:00 is 09:15Z)
-    const hour = await sut.get(
+    const hour = await query(
       `/v1/top-keys?tenant=qk&policy=p1&granularity=hour&at=${encodeURIComponent('2026-10-05T11:15:00+02:00')}&limit=1`,
     );
     expect(hour.body).toEqual({
@@ -365,7 +378,7 @@ describe('GET /v1/top-keys', () => {
 
   it('reads a big hash by HSCAN and still ranks by cost, count, then key', async () => {
     const scans = await commandCalls('hscan');
-    const res = await sut.get(`/v1/top-keys?tenant=${BIG.tenant}&policy=p1&at=${BIG.at}&limit=5`);
+    const res = await query(`/v1/top-keys?tenant=${BIG.tenant}&policy=p1&at=${BIG.at}&limit=5`);
     expect(res).toEqual({
       status: 200,
       body: {
@@ -382,7 +395,7 @@ describe('GET /v1/top-keys', () => {
   });
 
   it('lists 1000 distinct keys of the big hash, heaviest first', async () => {
-    const res = await sut.get<{ keys: { key: string; cost: number; count: number }[] }>(
+    const res = await query<{ keys: { key: string; cost: number; count: number }[] }>(
       `/v1/top-keys?tenant=${BIG.tenant}&policy=p1&at=${BIG.at}&limit=1000`,
     );
     const { keys } = res.body;
@@ -399,7 +412,7 @@ describe('GET /v1/top-keys', () => {
   });
 
   it('answers an empty bucket with no keys, and defaults to the day of now', async () => {
-    const empty = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&granularity=month&at=2020-01-15T00:00:00Z`);
+    const empty = await query(`/v1/top-keys?tenant=qk&policy=p1&granularity=month&at=2020-01-15T00:00:00Z`);
     expect(empty.body).toEqual({
       tenant: 'qk',
       policy: 'p1',
@@ -411,14 +424,14 @@ describe('GET /v1/top-keys', () => {
     const today = (ms: number) =>
       new Date(Math.floor(ms / 86_400_000) * 86_400_000).toISOString().replace('.000Z', 'Z');
     const before = today(Date.now());
-    const now = await sut.get(`/v1/top-keys?tenant=qk&policy=p1`);
+    const now = await query(`/v1/top-keys?tenant=qk&policy=p1`);
     expect(now.body).toMatchObject({ granularity: 'day', keys: [], distinct_keys: 0 });
     expect([before, today(Date.now())]).toContain(now.body.start);
   });
 
   it('refuses bad and unknown parameters with every field error, needs tenant, policy and a token', async () => {
     // shapes: refused by the DTO together
-    const shape = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&granularity=week&limit=ten&bogus=1`);
+    const shape = await query(`/v1/top-keys?tenant=qk&policy=p1&granularity=week&limit=ten&bogus=1`);
     expect(shape).toMatchObject({ status: 400, body: { code: 'request.invalid' } });
     expect((shape.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
       'bogus',
@@ -426,7 +439,7 @@ describe('GET /v1/top-keys', () => {
       'limit',
     ]);
     // values: refused by the lib's parser together
-    const values = await sut.get(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T09:00:00&limit=0`);
+    const values = await query(`/v1/top-keys?tenant=qk&policy=p1&at=2026-10-05T09:00:00&limit=0`);
     expect(values).toEqual({
       status: 400,
       body: {
@@ -438,19 +451,19 @@ describe('GET /v1/top-keys', () => {
         ],
       },
     });
-    expect(await sut.get(`/v1/top-keys?tenant=qk&policy=p1&limit=1001`)).toMatchObject({
+    expect(await query(`/v1/top-keys?tenant=qk&policy=p1&limit=1001`)).toMatchObject({
       status: 400,
       body: { errors: [{ path: 'limit' }] },
     });
-    const missing = await sut.get(`/v1/top-keys?policy=Not_A_Policy`);
+    const missing = await query(`/v1/top-keys?policy=Not_A_Policy`);
     expect(new Set((missing.body.errors as { path: string }[]).map((e) => e.path))).toEqual(
       new Set(['tenant', 'policy']),
     );
-    const noPolicy = await sut.get(`/v1/top-keys?tenant=qk`);
+    const noPolicy = await query(`/v1/top-keys?tenant=qk`);
     expect(noPolicy.status).toBe(400);
     expect(noPolicy.body.errors).toContainEqual({ path: 'policy', message: 'policy is required' });
-    expect((await sut.get(`/v1/top-keys?tenant=qk&policy=p1`, null)).status).toBe(401);
-    expect(await sut.get(`/v1/top-keys?tenant=qk&policy=p1&namespace=nope`)).toMatchObject({
+    expect((await query(`/v1/top-keys?tenant=qk&policy=p1`, null)).status).toBe(401);
+    expect(await query(`/v1/top-keys?tenant=qk&policy=p1&namespace=nope`)).toMatchObject({
       status: 404,
       body: { code: 'namespace.not_found' },
     });
@@ -484,7 +497,7 @@ describe('GET /v1/audit', () => {
     await apply([{ tenant: 'qa', cost: 1, timeMs: now - 500, policySetVersion: 'v-old' }], '5');
 
     const since = new Date(now - 60 * 24 * H).toISOString();
-    const first = await sut.get(`/v1/audit?tenant=qa&since=${since}&limit=2`);
+    const first = await query(`/v1/audit?tenant=qa&since=${since}&limit=2`);
     expect(first.status).toBe(200);
     expect(first.body.entries).toEqual([
       {
@@ -497,7 +510,7 @@ describe('GET /v1/audit', () => {
       },
       expect.objectContaining({ type: 'denied', reason: 'sustained_quota_exhausted' }) as unknown,
     ]);
-    const second = await sut.get(
+    const second = await query(
       `/v1/audit?tenant=qa&since=${since}&limit=2&cursor=${String(first.body.next_cursor)}`,
     );
     expect(second.body).toEqual({
@@ -506,7 +519,7 @@ describe('GET /v1/audit', () => {
     });
     // and a new policy-set version appears once, in the tenant-less trail, at its first decision; a
     // version whose reload row retention trimmed is not reported again as a new reload
-    const reloads = await sut.get(`/v1/audit?since=${since}`);
+    const reloads = await query(`/v1/audit?since=${since}`);
     const rows = reloads.body.entries as { type: string; reason: string; time: string }[];
     expect(rows.filter((e) => e.type === 'policy_reload').map((e) => [e.reason, e.time])).toEqual([
       ['v-new', new Date(now - 1000).toISOString().replace('.000Z', 'Z')],
@@ -528,7 +541,7 @@ describe('apply-batch.lua (through ProjectionStore)', () => {
     expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
     expect(again).toEqual({ applied: 2, duplicates: 2, refused: 0 });
     expect((await new ProjectionNamespaces(store.redis).offsets('live')).get('x:1')).toBe('10');
-    const res = await sut.get(`/v1/usage?tenant=qd&${RANGE}`);
+    const res = await query(`/v1/usage?tenant=qd&${RANGE}`);
     expect(res.body.total).toEqual({ cost: 8, count: 2 });
   });
 });

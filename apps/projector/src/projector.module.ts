@@ -4,6 +4,7 @@ import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
 import { PROJECTOR_GROUP, ProjectionsModule, type ProjectorOptions } from '@tally/projections';
+import { OpenApiController } from './openapi.controller';
 import { ProjectionsController } from './projections.controller';
 
 /** What the production wiring fixes and a test may replace (its own topics and group on a shared broker). */
@@ -35,7 +36,7 @@ export class ProjectorModule {
           ...overrides,
         }),
       ],
-      controllers: [ProjectionsController],
+      controllers: [ProjectionsController, OpenApiController],
     };
   }
 }

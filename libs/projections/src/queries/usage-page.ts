@@ -1,4 +1,5 @@
 import { ALL_POLICIES } from '../fold/fold-events';
+import type { Granularity } from '../fold/granularity';
 import type { Totals } from '../fold/totals';
 
 /** One row of a usage page (DESIGN §4). */
@@ -13,7 +14,7 @@ export interface UsageBucketView {
 /** The body of `GET /v1/usage`, field for field. */
 export interface UsageView {
   readonly tenant: string;
-  readonly granularity: string;
+  readonly granularity: Granularity;
   /** The policy key asked for, echoed; absent when the query named none. */
   readonly key?: string;
   readonly buckets: readonly UsageBucketView[];
