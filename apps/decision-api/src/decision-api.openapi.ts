@@ -3,21 +3,16 @@ import {
   BatchResponseSchema,
   DecisionBodySchema,
   DecisionRequestSchema,
-  LivenessSchema,
   PolicyListSchema,
   PolicyReloadSchema,
   PolicyStateSchema,
   RATE_LIMIT_HEADERS,
-  ReadinessSchema,
-  TokensReloadSchema,
 } from '@tally/api-contract';
-import { Type } from '@sinclair/typebox';
-import { buildOpenApi, type ErrorCode, type OperationSpec } from '@tally/http';
+import { AUTH_CODES, buildOpenApi, serviceOperations, type ErrorCode, type OperationSpec } from '@tally/http';
 
 /** The API's own version, as published in the document (the wire contract's, not the build's). */
 export const DECISION_API_VERSION = '1.0.0';
 
-const AUTH: ErrorCode[] = ['auth.missing', 'auth.invalid', 'auth.forbidden'];
 const JSON_BODY: ErrorCode[] = [
   'request.invalid',
   'request.malformed_json',
@@ -72,7 +67,7 @@ const OPERATIONS: OperationSpec[] = [
         errorCodes: ['server.overloaded', 'server.shutting_down'],
       },
     },
-    errorCodes: [...AUTH, 'request.unsupported_media_type'],
+    errorCodes: [...AUTH_CODES, 'request.unsupported_media_type'],
   },
   {
     method: 'post',
@@ -86,7 +81,7 @@ const OPERATIONS: OperationSpec[] = [
     access: 'decide',
     requestBody: BatchRequestSchema,
     responses: { 200: { description: 'One result per request, in order', schemas: [BatchResponseSchema] } },
-    errorCodes: [...AUTH, ...JSON_BODY],
+    errorCodes: [...AUTH_CODES, ...JSON_BODY],
   },
   {
     method: 'get',
@@ -95,7 +90,7 @@ const OPERATIONS: OperationSpec[] = [
     summary: 'The policy set in force',
     access: 'admin',
     responses: { 200: { description: 'The compiled policies', schemas: [PolicyListSchema] } },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
   {
     method: 'get',
@@ -126,7 +121,7 @@ const OPERATIONS: OperationSpec[] = [
         errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
       },
     },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
   {
     method: 'post',
@@ -139,58 +134,9 @@ const OPERATIONS: OperationSpec[] = [
       200: { description: 'The version now in force', schemas: [PolicyReloadSchema] },
       422: { description: 'The file is invalid', errorCodes: ['policy.invalid'] },
     },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
-  {
-    method: 'post',
-    path: '/v1/tokens:reload',
-    operationId: 'reloadTokens',
-    summary: 'Re-read the tokens file now (only when `TALLY_TOKENS_FILE` is set)',
-    access: 'admin',
-    responses: {
-      200: { description: 'The tokens file version now in force', schemas: [TokensReloadSchema] },
-      422: { description: 'The file is invalid', errorCodes: ['tokens.invalid'] },
-    },
-    errorCodes: [...AUTH, 'route.not_found'],
-  },
-  {
-    method: 'get',
-    path: '/healthz',
-    operationId: 'liveness',
-    summary: 'Liveness: the process answers',
-    access: 'public',
-    responses: { 200: { description: 'Alive', schemas: [LivenessSchema] } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    operationId: 'readiness',
-    summary: 'Readiness: 200 when healthy or degraded, 503 when unavailable',
-    description: "Each component's state; its `detail` only with the admin token.",
-    access: 'public',
-    responses: {
-      200: { description: 'Serving', schemas: [ReadinessSchema] },
-      503: { description: 'Not serving', schemas: [ReadinessSchema] },
-    },
-  },
-  {
-    method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
-    summary: 'Prometheus text exposition',
-    access: 'public',
-    responses: {
-      200: { description: 'Metrics', contentType: 'text/plain', schemas: [Type.String()] },
-    },
-  },
-  {
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'openApi',
-    summary: 'This document',
-    access: 'public',
-    responses: { 200: { description: 'OpenAPI 3.1', schemas: [Type.Object({})] } },
-  },
+  ...serviceOperations("Each component's state; its `detail` only with the admin token."),
 ];
 
 /** The decision API's OpenAPI 3.1 document, from the contract's schemas (served at `/openapi.json`). */

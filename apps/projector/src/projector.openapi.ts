@@ -1,21 +1,17 @@
 import {
   AuditQuerySchema,
   AuditResponseSchema,
-  LivenessSchema,
-  ReadinessSchema,
-  TokensReloadSchema,
   TopKeysQuerySchema,
   TopKeysResponseSchema,
   UsageQuerySchema,
   UsageResponseSchema,
 } from '@tally/api-contract';
-import { Type, type TObject } from '@sinclair/typebox';
-import { buildOpenApi, type ErrorCode, type OperationSpec } from '@tally/http';
+import { type TObject } from '@sinclair/typebox';
+import { AUTH_CODES, buildOpenApi, serviceOperations, type ErrorCode, type OperationSpec } from '@tally/http';
 
 /** The query API's own version, as published in the document (the wire contract's, not the build's). */
 export const PROJECTOR_API_VERSION = '1.0.0';
 
-const AUTH: ErrorCode[] = ['auth.missing', 'auth.invalid', 'auth.forbidden'];
 /** What any request can meet before (or beside) its route: HTTP framing, deadlines, overload, bugs. */
 const COMMON: ErrorCode[] = [
   'request.malformed_http',
@@ -65,7 +61,7 @@ const OPERATIONS: OperationSpec[] = [
     access: 'query',
     parameters: queryParameters(UsageQuerySchema),
     responses: { 200: { description: 'One page', schemas: [UsageResponseSchema] }, ...QUERY_ERRORS },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
   {
     method: 'get',
@@ -75,7 +71,7 @@ const OPERATIONS: OperationSpec[] = [
     access: 'query',
     parameters: queryParameters(TopKeysQuerySchema),
     responses: { 200: { description: 'The keys', schemas: [TopKeysResponseSchema] }, ...QUERY_ERRORS },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
   {
     method: 'get',
@@ -86,59 +82,11 @@ const OPERATIONS: OperationSpec[] = [
     access: 'query',
     parameters: queryParameters(AuditQuerySchema),
     responses: { 200: { description: 'One page', schemas: [AuditResponseSchema] }, ...QUERY_ERRORS },
-    errorCodes: AUTH,
+    errorCodes: AUTH_CODES,
   },
-  {
-    method: 'post',
-    path: '/v1/tokens:reload',
-    operationId: 'reloadTokens',
-    summary: 'Re-read the tokens file now (only when `TALLY_TOKENS_FILE` is set)',
-    access: 'admin',
-    responses: {
-      200: { description: 'The tokens file version now in force', schemas: [TokensReloadSchema] },
-      422: { description: 'The file is invalid', errorCodes: ['tokens.invalid'] },
-    },
-    errorCodes: [...AUTH, 'route.not_found'],
-  },
-  {
-    method: 'get',
-    path: '/healthz',
-    operationId: 'liveness',
-    summary: 'Liveness: the process answers',
-    access: 'public',
-    responses: { 200: { description: 'Alive', schemas: [LivenessSchema] } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    operationId: 'readiness',
-    summary: 'Readiness: 200 when healthy or degraded, 503 when unavailable',
-    description:
-      "Each component's state (Redis, the consumer group); its `detail` only with the admin token.",
-    access: 'public',
-    responses: {
-      200: { description: 'Serving', schemas: [ReadinessSchema] },
-      503: { description: 'Not serving', schemas: [ReadinessSchema] },
-    },
-  },
-  {
-    method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
-    summary: 'Prometheus text exposition',
-    access: 'public',
-    responses: {
-      200: { description: 'Metrics', contentType: 'text/plain', schemas: [Type.String()] },
-    },
-  },
-  {
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'openApi',
-    summary: 'This document',
-    access: 'public',
-    responses: { 200: { description: 'OpenAPI 3.1', schemas: [Type.Object({})] } },
-  },
+  ...serviceOperations(
+    "Each component's state (Redis, the consumer group); its `detail` only with the admin token.",
+  ),
 ];
 
 /** The projector's OpenAPI 3.1 document, from the contract's schemas (served at `/openapi.json`). */

@@ -48,6 +48,7 @@ export {
 export { renderOpenApiMarkdown } from './openapi-markdown';
 export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
+export { AUTH_CODES, serviceOperations } from './service.openapi';
 export { MAX_JSON_DEPTH } from './json-depth';
 export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, type HttpAppSpec } from './run-http-app';
