@@ -27,3 +27,16 @@ export function duration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
+
+/** A checked file that is invalid (`policy check`, `tokens check`): every error with its path, exit 1. */
+export function invalidFileOutcome<
+  R extends { readonly file: string; readonly errors: readonly { path: string; message: string }[] },
+>(result: R): { exitCode: 1; json: R; text: string } {
+  const n = result.errors.length;
+  const lines = result.errors.map((e) => `  ${e.path}: ${e.message}`);
+  return {
+    exitCode: 1,
+    json: result,
+    text: [`${result.file}: invalid, ${n} error${n === 1 ? '' : 's'}`, ...lines].join('\n'),
+  };
+}

@@ -1,20 +1,12 @@
 import { checkPolicyFile } from '@tally/ops';
 import type { ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
-import { table } from './output';
+import { invalidFileOutcome, table } from './output';
 
 /** `tally policy check FILE`: every error with its path; exit 1 when invalid. */
 export async function policyCheck(args: ParsedArgs, _ctx: CliContext): Promise<CommandOutcome> {
   const result = await checkPolicyFile(String(args.positionals.FILE));
-  if (!result.ok) {
-    const n = result.errors.length;
-    const lines = result.errors.map((e) => `  ${e.path}: ${e.message}`);
-    return {
-      exitCode: 1,
-      json: result,
-      text: [`${result.file}: invalid, ${n} error${n === 1 ? '' : 's'}`, ...lines].join('\n'),
-    };
-  }
+  if (!result.ok) return invalidFileOutcome(result);
   const rows = result.policies.map((p) => [
     p.name,
     p.mode,

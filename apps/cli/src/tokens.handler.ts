@@ -1,7 +1,7 @@
 import { checkTokensFile, OpsError, tokenLine, tokenLineYaml } from '@tally/ops';
 import type { ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
-import { table } from './output';
+import { invalidFileOutcome, table } from './output';
 
 /**
  * `tally tokens hash [--name N --roles R,… [--tenants T,…]]`: reads one token on stdin (never from
@@ -27,15 +27,7 @@ export async function tokensHash(args: ParsedArgs, ctx: CliContext): Promise<Com
 /** `tally tokens check FILE`: every error with its path; exit 1 when invalid. */
 export async function tokensCheck(args: ParsedArgs, _ctx: CliContext): Promise<CommandOutcome> {
   const result = await checkTokensFile(String(args.positionals.FILE));
-  if (!result.ok) {
-    const n = result.errors.length;
-    const lines = result.errors.map((e) => `  ${e.path}: ${e.message}`);
-    return {
-      exitCode: 1,
-      json: result,
-      text: [`${result.file}: invalid, ${n} error${n === 1 ? '' : 's'}`, ...lines].join('\n'),
-    };
-  }
+  if (!result.ok) return invalidFileOutcome(result);
   const rows = result.tokens.map((t) => [
     t.name,
     t.roles.join(','),
