@@ -40,9 +40,11 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
         });
       } catch (error) {
         // On a busy broker kafkajs's wait for leaders can ask before the broker's metadata has the
-        // new topic ("does not host this topic-partition", retriable): created, not served yet.
-        if (!isRetriable(error) || !(await admin.listTopics()).includes(spec.topic)) throw error;
-        await this.untilPartitions(spec.topic, spec.partitions);
+        // new topic ("does not host this topic-partition", retriable): created, not served yet. The
+        // listing can lag the same way, so it is polled too, until the topic is served or the
+        // deadline says the request really failed.
+        if (!isRetriable(error)) throw error;
+        await this.untilPartitions(spec.topic, spec.partitions, error);
         wasCreated = true;
       }
       (wasCreated ? created : existing).push(spec.topic);
@@ -61,10 +63,13 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
    * offsets request keeps the next call from reading the old count, and the caller from reading
    * offsets of a partition nobody leads yet.
    */
-  private async untilPartitions(topic: string, count: number): Promise<void> {
+  private async untilPartitions(topic: string, count: number, cause: unknown = null): Promise<void> {
     const admin: Admin = await this.connection.get();
-    let last: unknown = null;
-    for (let attempt = 0; attempt < 100; attempt++) {
+    let last: unknown = cause;
+    // A deadline, not a count of attempts: on a loaded machine one metadata round trip can take
+    // seconds, and a broker busy electing leaders is slow exactly when this runs.
+    const deadline = Date.now() + SERVED_WITHIN_MS;
+    while (Date.now() < deadline) {
       try {
         const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
         const partitions = topics[0]?.partitions ?? [];
@@ -81,6 +86,9 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
     throw new Error(`topic ${topic}: ${count} partitions not served${why}`);
   }
 }
+
+/** How long new partitions may take to be served before provisioning gives up. */
+const SERVED_WITHIN_MS = 60_000;
 
 /** kafkajs marks transient broker answers (leader moving, metadata behind) as retriable. */
 function isRetriable(error: unknown): boolean {
