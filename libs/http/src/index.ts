@@ -34,6 +34,7 @@ export {
   type TokenReloadTrigger,
   type TokenSource,
 } from './token.store';
+export { reloadOverHttp } from './file-reload';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { compileSchemaCheck, type SchemaCheck } from './schema-validator';
