@@ -10,6 +10,7 @@ export type { HostPort } from './host-port';
 export { durationMs } from './duration';
 export { flattenValidationErrors, parseYamlFile, sortByEntry, type FileProblem } from './config-file';
 export {
+  FileLoadError,
   ReloadableFile,
   type FileCompiler,
   type FileReloadListener,

@@ -18,14 +18,27 @@ export type FileReloadResult<S extends object = object> =
 export type FileReloadTrigger = 'file' | 'request';
 export type FileReloadListener<R> = (result: R, trigger: FileReloadTrigger) => void;
 
+/** Thrown by `load` at boot, listing every problem: an app must not start with a file it cannot read or trust. */
+export class FileLoadError extends Error {
+  constructor(
+    /** `policy file`, `tokens file`. */
+    file: string,
+    readonly path: string,
+    readonly errors: readonly FileProblem[],
+  ) {
+    super(`invalid ${file} ${path}:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
+    this.name = new.target.name;
+  }
+}
+
 export interface ReloadableFileOptions<T, S extends object> {
   readonly path: string;
   readonly debounceMs: number;
   readonly compile: FileCompiler<T>;
   /** What a success adds to its outcome, from the value read (none: nothing). */
   readonly summary?: (value: T) => S;
-  /** The error `load` throws: an app must not start with a file it cannot read or trust. */
-  readonly loadError: (path: string, errors: readonly FileProblem[]) => Error;
+  /** The error `load` throws (a `FileLoadError` of the store's own class). */
+  readonly loadError: (path: string, errors: readonly FileProblem[]) => FileLoadError;
   /** `policy`, `token`: names the value in the error thrown before `load`. */
   readonly subject: string;
   readonly logger: Logger;

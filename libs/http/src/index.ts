@@ -48,6 +48,7 @@ export {
   type ResponseSpec,
 } from './openapi';
 export { renderOpenApiMarkdown } from './openapi-markdown';
+export { openApiController } from './openapi.controller';
 export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
 export { AUTH_CODES, COMMON_CODES, serviceOperations } from './service.openapi';

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import {
+  FileLoadError,
   ReloadableFile,
   type FileReloadListener,
   type FileReloadResult,
@@ -21,13 +22,9 @@ export interface TokenSource {
 }
 
 /** Thrown by `load` at boot: an app must not start with a tokens file it cannot read or trust. */
-export class TokensLoadError extends Error {
-  constructor(
-    readonly path: string,
-    readonly errors: readonly FieldError[],
-  ) {
-    super(`invalid tokens file ${path}:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
-    this.name = TokensLoadError.name;
+export class TokensLoadError extends FileLoadError {
+  constructor(path: string, errors: readonly FieldError[]) {
+    super('tokens file', path, errors);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
+  FileLoadError,
   ReloadableFile,
   type FileReloadListener,
   type FileReloadResult,
@@ -17,13 +18,9 @@ export type ReloadTrigger = FileReloadTrigger;
 export type ReloadListener = FileReloadListener<ReloadResult>;
 
 /** Thrown by `load` at boot: the app must not start without a valid policy set. */
-export class PolicyLoadError extends Error {
-  constructor(
-    readonly path: string,
-    readonly errors: readonly PolicyError[],
-  ) {
-    super(`invalid policy file ${path}:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
-    this.name = PolicyLoadError.name;
+export class PolicyLoadError extends FileLoadError {
+  constructor(path: string, errors: readonly PolicyError[]) {
+    super('policy file', path, errors);
   }
 }
 

@@ -9,10 +9,19 @@ type Json = Record<string, unknown>;
 /** The repository root: this file is libs/testing/src/openapi-document.checks.ts. */
 const ROOT = resolve(__dirname, '../../..');
 
+/** What @tally/http serves in every app (its `serviceOperations`), listed after the app's own. */
+const SERVICE_ENDPOINTS = [
+  'POST /v1/tokens:reload',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'GET /openapi.json',
+];
+
 export interface OpenApiDocumentExpectations {
   /** `decision API`, `projector`: as the endpoints check names it. */
   readonly service: string;
-  /** `GET /v1/usage`, in the document's order. */
+  /** The app's own endpoints (`GET /v1/usage`), in the document's order; the service ones follow. */
   readonly endpoints: readonly string[];
   /** The error vocabulary (@tally/http ERROR_CODES, passed in: this lib does not import http). */
   readonly errorCodes: Readonly<Record<string, { readonly statuses: readonly number[] }>>;
@@ -41,9 +50,10 @@ export function itIsAPublishedOpenApiDocument(sut: Json, expected: OpenApiDocume
   });
 
   it(`has every endpoint of the ${expected.service}`, () => {
-    expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual(
-      expected.endpoints,
-    );
+    expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual([
+      ...expected.endpoints,
+      ...SERVICE_ENDPOINTS,
+    ]);
   });
 
   it('lists the whole error vocabulary with its statuses', () => {
