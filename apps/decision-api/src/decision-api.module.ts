@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { EngineModule, EngineService } from '@tally/engine';
-import { HttpModule, httpOptionsFrom } from '@tally/http';
+import { HttpModule, httpOptionsFrom, openApiController } from '@tally/http';
 import { HealthRegistry, ObservabilityModule } from '@tally/observability';
 import { PolicyModule, PolicyStore } from '@tally/policy';
 import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
@@ -9,7 +9,7 @@ import { DecisionsController } from './decisions.controller';
 import { GrpcMetrics } from './grpc-metrics';
 import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
-import { OpenApiController } from './openapi.controller';
+import { decisionApiDocument } from './decision-api.openapi';
 import { PoliciesController } from './policies.controller';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
@@ -37,7 +37,7 @@ export class DecisionApiModule {
           imports: [DecisionMetricsModule],
         }),
       ],
-      controllers: [DecisionsController, PoliciesController, OpenApiController],
+      controllers: [DecisionsController, PoliciesController, openApiController(decisionApiDocument)],
       providers: [
         GrpcMetrics,
         GrpcRlsService,

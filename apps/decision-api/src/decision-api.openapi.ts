@@ -8,7 +8,14 @@ import {
   PolicyStateSchema,
   RATE_LIMIT_HEADERS,
 } from '@tally/api-contract';
-import { AUTH_CODES, buildOpenApi, serviceOperations, type ErrorCode, type OperationSpec } from '@tally/http';
+import {
+  AUTH_CODES,
+  buildOpenApi,
+  COMMON_CODES,
+  serviceOperations,
+  type ErrorCode,
+  type OperationSpec,
+} from '@tally/http';
 
 /** The API's own version, as published in the document (the wire contract's, not the build's). */
 export const DECISION_API_VERSION = '1.0.0';
@@ -18,21 +25,6 @@ const JSON_BODY: ErrorCode[] = [
   'request.malformed_json',
   'request.too_large',
   'request.unsupported_media_type',
-];
-/** What any request can meet before (or beside) its route: HTTP framing, deadlines, overload, bugs. */
-const COMMON: ErrorCode[] = [
-  'request.malformed_http',
-  'request.invalid_content_length',
-  'request.invalid_url',
-  'request.aborted',
-  'request.timeout',
-  'request.uri_too_long',
-  'request.expectation_failed',
-  'request.header_too_large',
-  'route.method_not_allowed',
-  'server.overloaded',
-  'server.shutting_down',
-  'internal',
 ];
 const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS).filter((h) => h !== 'retry-after');
 /** A decision at one status: the rate-limit headers when a policy applies, `Retry-After` when told to wait. */
@@ -148,7 +140,7 @@ export function decisionApiDocument(): Record<string, unknown> {
       'Quota decisions over HTTP: atomic in Redis, recorded on Kafka. Every refusal that is not a ' +
       'decision is `{code, message, errors?}`; callers branch on `code` (`x-tally-error-codes`).',
     operations: OPERATIONS,
-    commonErrorCodes: COMMON,
+    commonErrorCodes: COMMON_CODES,
     headers: Object.fromEntries(
       Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [
         name,

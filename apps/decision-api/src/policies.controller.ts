@@ -1,7 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { DecisionService } from '@tally/engine';
 import { type PolicyList, type PolicyReload, type PolicyState, type Wire } from '@tally/api-contract';
-import { ApiError, Granted, HTTP_STATUS_OF, RequireAccess, type TokenGrant } from '@tally/http';
+import {
+  ApiError,
+  Granted,
+  HTTP_STATUS_OF,
+  reloadOverHttp,
+  RequireAccess,
+  type TokenGrant,
+} from '@tally/http';
 import { formatDuration, PolicyStore } from '@tally/policy';
 
 /**
@@ -61,16 +68,7 @@ export class PoliciesController {
   /** Re-reads the policy file; an invalid file is refused with every error and the running set stays. */
   @Post('policies::reload')
   @HttpCode(200)
-  async reload(): Promise<PolicyReload> {
-    const result = await this.store.reload('request');
-    if (!result.ok) {
-      throw new ApiError(
-        422,
-        'policy.invalid',
-        `the policy file is invalid; version ${this.store.current.version} stays in force`,
-        result.errors,
-      );
-    }
-    return { version: result.version, changed: result.changed };
+  reload(): Promise<PolicyReload> {
+    return reloadOverHttp(this.store, 'policy.invalid', 'policy file');
   }
 }

@@ -1,5 +1,13 @@
 import { Controller, Get, Logger, Query } from '@nestjs/common';
-import { ApiError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
+import {
+  AuditQuerySchema,
+  TopKeysQuerySchema,
+  UsageQuerySchema,
+  type AuditQuery,
+  type TopKeysQueryParams,
+  type UsageQuery,
+} from '@tally/api-contract';
+import { ApiError, Granted, QuerySchemaPipe, RequireAccess, type TokenGrant } from '@tally/http';
 import {
   ProjectionCorruptError,
   ProjectionNamespaces,
@@ -9,11 +17,12 @@ import {
   type TopKeysView,
   type UsageView,
 } from '@tally/projections';
-import { AuditQueryDto } from './audit-query.dto';
-import { TopKeysQueryDto } from './top-keys-query.dto';
-import { UsageQueryDto } from './usage-query.dto';
 
 const logger = new Logger('auth');
+/** Each query string against its published schema, compiled once (the one definition of its shape). */
+const USAGE_QUERY = new QuerySchemaPipe(UsageQuerySchema);
+const TOP_KEYS_QUERY = new QuerySchemaPipe(TopKeysQuerySchema);
+const AUDIT_QUERY = new QuerySchemaPipe(AuditQuerySchema);
 
 /**
  * Usage, top keys and audit queries over the projections (DESIGN §4): the query role, and a
@@ -28,21 +37,24 @@ export class ProjectionsController {
   ) {}
 
   @Get('usage')
-  async usage(@Query() query: UsageQueryDto, @Granted() grant: TokenGrant): Promise<UsageView> {
+  async usage(@Query(USAGE_QUERY) query: UsageQuery, @Granted() grant: TokenGrant): Promise<UsageView> {
     inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.usage(await this.namespace(namespace), request).catch(corrupt));
   }
 
   @Get('top-keys')
-  async topKeys(@Query() query: TopKeysQueryDto, @Granted() grant: TokenGrant): Promise<TopKeysView> {
+  async topKeys(
+    @Query(TOP_KEYS_QUERY) query: TopKeysQueryParams,
+    @Granted() grant: TokenGrant,
+  ): Promise<TopKeysView> {
     inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.topKeys(await this.namespace(namespace), request).catch(corrupt));
   }
 
   @Get('audit')
-  async audit(@Query() query: AuditQueryDto, @Granted() grant: TokenGrant): Promise<AuditView> {
+  async audit(@Query(AUDIT_QUERY) query: AuditQuery, @Granted() grant: TokenGrant): Promise<AuditView> {
     inScope(grant, query.tenant);
     const { namespace, ...request } = query;
     return answer(await this.queries.audit(await this.namespace(namespace), request).catch(corrupt));

@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
-import { HttpModule, httpOptionsFrom } from '@tally/http';
+import { HttpModule, httpOptionsFrom, openApiController } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
 import { PROJECTOR_GROUP, ProjectionsModule, type ProjectorOptions } from '@tally/projections';
-import { OpenApiController } from './openapi.controller';
+import { projectorDocument } from './projector.openapi';
 import { ProjectionsController } from './projections.controller';
 
 /** What the production wiring fixes and a test may replace (its own topics and group on a shared broker). */
@@ -36,7 +36,7 @@ export class ProjectorModule {
           ...overrides,
         }),
       ],
-      controllers: [ProjectionsController, OpenApiController],
+      controllers: [ProjectionsController, openApiController(projectorDocument)],
     };
   }
 }

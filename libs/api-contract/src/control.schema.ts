@@ -8,6 +8,13 @@ const Algorithm = Type.Union([
   Type.Literal('token_bucket'),
   Type.Literal('calendar_month'),
 ]);
+/** What both views of a window start with: which window it is and its limit. */
+const windowFields = () => ({
+  name: Type.String(),
+  role: Role,
+  algorithm: Algorithm,
+  limit: Type.Integer({ minimum: 0 }),
+});
 const Match = Type.Record(Type.String(), Type.Array(Type.String()), {
   description: 'Attribute or selector name → accepted values.',
 });
@@ -32,10 +39,7 @@ export const PolicyListSchema = Type.Object(
           windows: Type.Array(
             Type.Object(
               {
-                name: Type.String(),
-                role: Role,
-                algorithm: Algorithm,
-                limit: Type.Integer({ minimum: 0 }),
+                ...windowFields(),
                 period: Type.String({ description: 'As written: `1s`, `1h`, `1mo`…' }),
               },
               { additionalProperties: false },
@@ -60,10 +64,7 @@ export const PolicyStateSchema = Type.Object(
     windows: Type.Array(
       Type.Object(
         {
-          name: Type.String(),
-          role: Role,
-          algorithm: Algorithm,
-          limit: Type.Integer({ minimum: 0 }),
+          ...windowFields(),
           period_ms: Type.Number(),
           remaining: Type.Number({ description: 'Units left now.' }),
           reset_ms: Type.Number({ description: 'Milliseconds until the window is back to its full limit.' }),

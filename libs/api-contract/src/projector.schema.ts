@@ -3,27 +3,66 @@ import { Type, type Static } from '@sinclair/typebox';
 /*
  * The projector's query API (`GET /v1/usage`, `/v1/top-keys`, `/v1/audit`): its query parameters and
  * response bodies, defined once. The `$id`s carry a `Projector` prefix so they never collide with the
- * decision API's components. The transport still validates with its class-validator DTOs (the
- * projector app holds them equal to these schemas in a unit test), and the lib's parsers check ranges,
- * instants and cursors, listing every problem.
+ * decision API's components. The projector validates each query string with its schema, compiled
+ * (libs/http query-schema.pipe.ts); the lib's parsers then check ranges, instants and cursors,
+ * listing every problem.
+ *
+ * `errorMessage` (read by the server's validator, dropped from the published documents): the sentence
+ * a caller reads for a failed rule, by keyword or for every keyword. A repeated parameter arrives as
+ * an array, which fails `type`.
  */
+type Messages = { readonly errorMessage?: string | Readonly<Record<string, string>> };
+const says = (errorMessage: Messages['errorMessage']): Messages => ({ errorMessage });
 
 const GRANULARITY = ['minute', 'hour', 'day', 'month'] as const;
 const Granularity = Type.Union(
   GRANULARITY.map((g) => Type.Literal(g)),
   { description: 'Bucket size.' },
 );
-const Instant = (description: string) =>
-  Type.String({ description: `ISO 8601 instant with a zone (\`2026-11-30T09:00:00Z\`); ${description}` });
-const Tenant = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
-const PolicyName = (description: string) =>
-  Type.String({ pattern: '^(?:_unmatched|[a-z0-9][a-z0-9_.-]{0,63})$', description });
+const GranularityParam = (description: string) =>
+  Type.Union(Granularity.anyOf, {
+    description,
+    ...says(`granularity must be one of ${GRANULARITY.join(', ')}`),
+  });
+const Instant = (name: string, description: string) =>
+  Type.String({
+    description: `ISO 8601 instant with a zone (\`2026-11-30T09:00:00Z\`); ${description}`,
+    ...says(`${name} must be a string`),
+  });
+const TENANT_LENGTH = 'tenant must be 1 to 256 characters';
+/** `type` says `required` for a required tenant: the sentence callers read today for both. */
+const Tenant = (description: string, typeMessage: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description,
+    ...says({ type: typeMessage, minLength: TENANT_LENGTH, maxLength: TENANT_LENGTH }),
+  });
+const PolicyName = (description: string, typeMessage: string) =>
+  Type.String({
+    pattern: '^(?:_unmatched|[a-z0-9][a-z0-9_.-]{0,63})$',
+    description,
+    ...says({ type: typeMessage, pattern: 'policy must be a policy name' }),
+  });
+/** The projections' `POLICY_KEY` (libs/projections policy-key-param.ts; the projector's spec holds them equal). */
+const MAX_POLICY_KEY = 2048;
+const POLICY_KEY_MESSAGE = `key must be 1 to ${MAX_POLICY_KEY} characters without control characters`;
 const Namespace = Type.String({
   pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
   description: 'A projection namespace other than the active one (comparing a replay).',
+  ...says('namespace must match [a-z0-9][a-z0-9_-]{0,62}'),
 });
-const Cursor = Type.String({ description: '`next_cursor` of the previous page, verbatim.' });
-const Limit = (description: string) => Type.String({ pattern: '^\\d{1,6}$', description });
+const Cursor = Type.String({
+  description: '`next_cursor` of the previous page, verbatim.',
+  ...says('cursor must be a string'),
+});
+/** Digits only: the range is the lib parser's (it lists every problem); `digits` bounds the text. */
+const Limit = (max: number, digits: number, description: string) =>
+  Type.String({
+    pattern: `^\\d{1,${digits}}$`,
+    description,
+    ...says(`limit must be an integer from 1 to ${max}`),
+  });
 const NextCursor = Type.Union([Type.String(), Type.Null()], {
   description: 'Pass as `cursor` for the next page; `null` on the last page.',
 });
@@ -31,22 +70,32 @@ const NextCursor = Type.Union([Type.String(), Type.Null()], {
 /** `GET /v1/usage` query parameters (strings, as received). */
 export const UsageQuerySchema = Type.Object(
   {
-    tenant: Tenant('The tenant selector value.'),
-    policy: Type.Optional(PolicyName('One policy; absent: every policy (total counts each decision once).')),
+    tenant: Tenant('The tenant selector value.', 'tenant is required'),
+    policy: Type.Optional(
+      PolicyName(
+        'One policy; absent: every policy (total counts each decision once).',
+        'policy must be a string',
+      ),
+    ),
     key: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 2048,
+        maxLength: MAX_POLICY_KEY,
+        pattern: `^\\P{Cc}{1,${MAX_POLICY_KEY}}$`,
         description: 'One policy key of `policy` (raw, as the policy built it); needs `policy`.',
+        ...says({
+          type: 'key must be a string',
+          minLength: POLICY_KEY_MESSAGE,
+          maxLength: POLICY_KEY_MESSAGE,
+          pattern: POLICY_KEY_MESSAGE,
+        }),
       }),
     ),
-    granularity: Type.Optional(
-      Type.Union(Granularity.anyOf, { description: 'Bucket size; default `hour`.' }),
-    ),
-    from: Type.Optional(Instant('default: a granularity-dependent window before `to`.')),
-    to: Type.Optional(Instant('exclusive; default: now (the current bucket included).')),
+    granularity: Type.Optional(GranularityParam('Bucket size; default `hour`.')),
+    from: Type.Optional(Instant('from', 'default: a granularity-dependent window before `to`.')),
+    to: Type.Optional(Instant('to', 'exclusive; default: now (the current bucket included).')),
     cursor: Type.Optional(Cursor),
-    limit: Type.Optional(Limit('Bucket starts per page (1..5000, default 500).')),
+    limit: Type.Optional(Limit(5000, 6, 'Bucket starts per page (1..5000, default 500).')),
     namespace: Type.Optional(Namespace),
   },
   { $id: 'ProjectorUsageQuery', additionalProperties: false },
@@ -56,13 +105,14 @@ export type UsageQuery = Static<typeof UsageQuerySchema>;
 /** `GET /v1/top-keys` query parameters (strings, as received). */
 export const TopKeysQuerySchema = Type.Object(
   {
-    tenant: Tenant('The tenant selector value.'),
-    policy: PolicyName('The policy whose keys are ranked: per-key usage is kept per policy.'),
-    granularity: Type.Optional(
-      Type.Union(Granularity.anyOf, { description: 'Size of the one bucket read; default `day`.' }),
+    tenant: Tenant('The tenant selector value.', 'tenant is required'),
+    policy: PolicyName(
+      'The policy whose keys are ranked: per-key usage is kept per policy.',
+      'policy is required',
     ),
-    at: Type.Optional(Instant('inside the bucket; default: now (the current bucket).')),
-    limit: Type.Optional(Limit('Keys listed (1..1000, default 10).')),
+    granularity: Type.Optional(GranularityParam('Size of the one bucket read; default `day`.')),
+    at: Type.Optional(Instant('at', 'inside the bucket; default: now (the current bucket).')),
+    limit: Type.Optional(Limit(1000, 6, 'Keys listed (1..1000, default 10).')),
     namespace: Type.Optional(Namespace),
   },
   { $id: 'ProjectorTopKeysQuery', additionalProperties: false },
@@ -73,10 +123,13 @@ export type TopKeysQueryParams = Static<typeof TopKeysQuerySchema>;
 export const AuditQuerySchema = Type.Object(
   {
     tenant: Type.Optional(
-      Tenant('Absent: the trail of tenant-less requests, which also holds policy reloads.'),
+      Tenant(
+        'Absent: the trail of tenant-less requests, which also holds policy reloads.',
+        'tenant must be a string',
+      ),
     ),
-    since: Type.Optional(Instant('default: 24 hours ago. Entries come oldest first.')),
-    limit: Type.Optional(Limit('Entries per page (1..1000, default 100).')),
+    since: Type.Optional(Instant('since', 'default: 24 hours ago. Entries come oldest first.')),
+    limit: Type.Optional(Limit(1000, 5, 'Entries per page (1..1000, default 100).')),
     cursor: Type.Optional(Cursor),
     namespace: Type.Optional(Namespace),
   },

@@ -9,3 +9,12 @@ export type { RedisTarget } from './redis-target';
 export type { HostPort } from './host-port';
 export { durationMs } from './duration';
 export { flattenValidationErrors, parseYamlFile, sortByEntry, type FileProblem } from './config-file';
+export {
+  FileLoadError,
+  ReloadableFile,
+  type FileCompiler,
+  type FileReloadListener,
+  type FileReloadResult,
+  type FileReloadTrigger,
+  type ReloadableFileOptions,
+} from './reloadable-file';

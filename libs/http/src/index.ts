@@ -34,9 +34,11 @@ export {
   type TokenReloadTrigger,
   type TokenSource,
 } from './token.store';
+export { reloadOverHttp } from './file-reload';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { compileSchemaCheck, type SchemaCheck } from './schema-validator';
+export { QuerySchemaPipe } from './query-schema.pipe';
 export { HTTP_STATUS_OF, type DecisionHttpStatus } from './decision-status';
 export {
   buildOpenApi,
@@ -46,9 +48,10 @@ export {
   type ResponseSpec,
 } from './openapi';
 export { renderOpenApiMarkdown } from './openapi-markdown';
+export { openApiController } from './openapi.controller';
 export { GRANT_KEY, HTTP_OPTIONS } from './http.constants';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
-export { AUTH_CODES, serviceOperations } from './service.openapi';
+export { AUTH_CODES, COMMON_CODES, serviceOperations } from './service.openapi';
 export { MAX_JSON_DEPTH } from './json-depth';
 export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, type HttpAppSpec } from './run-http-app';

@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { ErrorBodySchema } from '@tally/api-contract';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 
@@ -33,6 +33,8 @@ export interface OperationSpec {
   /** `public`, or the bearer token's role the call needs (`decide`, `admin`). */
   readonly access: string;
   readonly parameters?: readonly Record<string, unknown>[];
+  /** The query string's schema (@tally/api-contract): each property a query parameter, after `parameters`. */
+  readonly query?: TObject;
   readonly requestBody?: TSchema;
   /** Responses by status; error codes of other statuses go in `errorCodes`. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
@@ -87,7 +89,9 @@ export function buildOpenApi(spec: OpenApiSpec): Json {
       ...(op.description && { description: op.description }),
       security: op.access === 'public' ? [] : [{ bearer: [] }],
       'x-tally-access': op.access,
-      ...(op.parameters && { parameters: op.parameters }),
+      ...((op.parameters ?? op.query) && {
+        parameters: [...(op.parameters ?? []), ...(op.query ? queryParameters(op.query, ref) : [])],
+      }),
       ...(op.requestBody && {
         requestBody: { required: true, content: { 'application/json': { schema: ref(op.requestBody) } } },
       }),
@@ -144,6 +148,21 @@ function describe(text: string | undefined, codes: readonly string[]): string {
   const list = codes.map((c) => `\`${c}\``).join(', ');
   if (!text) return list;
   return codes.length > 0 ? `${text}. Error codes: ${list}` : text;
+}
+
+/** A query schema's properties as OpenAPI query parameters (the schema stays the one definition). */
+function queryParameters(schema: TObject, ref: (schema: object) => Json): Json[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const { description, ...rest } = property as { description?: string } & Json;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description && { description }),
+      schema: ref(rest),
+    };
+  });
 }
 
 /**

@@ -35,6 +35,20 @@ describe(compileSchemaCheck.name, () => {
     });
   });
 
+  it("tells a failed union by the union's own sentence, not by each branch", () => {
+    const union = compileSchemaCheck(
+      Type.Object({
+        g: Type.Union([Type.Literal('hour'), Type.Literal('day')], { errorMessage: 'g must be hour or day' }),
+      }),
+    );
+
+    expect(union({ g: 'week' })).toEqual({
+      ok: false,
+      errors: [{ path: 'g', message: 'g must be hour or day' }],
+    });
+    expect(union({ g: 'day' })).toEqual({ ok: true, value: { g: 'day' } });
+  });
+
   it('coerces nothing: a numeric string is not an integer', () => {
     expect(sut({ items: [{ n: '1' }] }).ok).toBe(false);
   });

@@ -28,8 +28,18 @@ export function compileSchemaCheck<S extends TSchema>(schema: S): SchemaCheck<St
   const validate = ajv.compile<Static<S>>(schema);
   return (value, path = '') => {
     if (validate(value)) return { ok: true, value };
-    return { ok: false, errors: (validate.errors ?? []).map((e) => fieldErrorOf(e, path)) };
+    return { ok: false, errors: withoutBranches(validate.errors ?? []).map((e) => fieldErrorOf(e, path)) };
   };
+}
+
+/**
+ * A failed `anyOf` (a union, say of literals) is one problem, told by the union's own sentence: the
+ * errors of its branches, each a rule the value was never meant to meet, are dropped.
+ */
+function withoutBranches(errors: readonly ErrorObject[]): readonly ErrorObject[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
+  if (unions.length === 0) return errors;
+  return errors.filter((e) => !unions.some((union) => e.schemaPath.startsWith(union)));
 }
 
 function fieldErrorOf(error: ErrorObject, base: string): FieldError {

@@ -3,6 +3,22 @@ import { Type } from '@sinclair/typebox';
 import { type ErrorCode } from './error-codes';
 import { type OperationSpec } from './openapi';
 
+/** What any request can meet before (or beside) its route: HTTP framing, deadlines, overload, bugs. */
+export const COMMON_CODES: readonly ErrorCode[] = [
+  'request.malformed_http',
+  'request.invalid_content_length',
+  'request.invalid_url',
+  'request.aborted',
+  'request.timeout',
+  'request.uri_too_long',
+  'request.expectation_failed',
+  'request.header_too_large',
+  'route.method_not_allowed',
+  'server.overloaded',
+  'server.shutting_down',
+  'internal',
+];
+
 /** The refusals of a route that needs a token. */
 export const AUTH_CODES: readonly ErrorCode[] = ['auth.missing', 'auth.invalid', 'auth.forbidden'];
 

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { type TokensReload } from '@tally/api-contract';
 import { RequireAccess } from './access.decorator';
-import { ApiError } from './api-error';
+import { reloadOverHttp } from './file-reload';
 import { TOKEN_STORE } from './http.constants';
 import { type TokenStore } from './token.store';
 
@@ -16,16 +16,7 @@ export class TokensController {
 
   @Post('tokens::reload')
   @HttpCode(200)
-  async reload(): Promise<TokensReload> {
-    const result = await this.store.reload('request');
-    if (!result.ok) {
-      throw new ApiError(
-        422,
-        'tokens.invalid',
-        `the tokens file is invalid; version ${this.store.current.version} stays in force`,
-        result.errors,
-      );
-    }
-    return { version: result.version, changed: result.changed, tokens: result.tokens };
+  reload(): Promise<TokensReload> {
+    return reloadOverHttp(this.store, 'tokens.invalid', 'tokens file');
   }
 }

@@ -26,7 +26,7 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
   validationError: { target: false, value: false },
 };
 
-/** Bodies and queries are validated with class-validator DTOs, with the options above. */
+/** Bodies and queries declared as class-validator DTOs are validated with the options above. */
 export function strictValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     ...VALIDATOR_OPTIONS,

@@ -25,7 +25,6 @@ export {
 } from './selectors';
 export { keyOf, selectPolicies } from './matcher';
 export { formatDuration, parseDuration } from './duration';
-export { watchFile, type FileWatch } from './file.watcher';
 export { PolicyModule } from './policy.module';
 export {
   PolicyLoadError,

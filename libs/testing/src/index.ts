@@ -9,3 +9,8 @@ export { makeSelfSignedCert, type SelfSignedCert } from './self-signed-cert';
 export { testEnv, uniqueName } from './test-env';
 export { PublishedContracts } from './published-contracts';
 export { testPolicy } from './test-policy';
+export {
+  errorCodesIn,
+  itIsAPublishedOpenApiDocument,
+  type OpenApiDocumentExpectations,
+} from './openapi-document.checks';
