@@ -83,8 +83,8 @@ export class EventFolding {
 
   /**
    * What the step of the delta writes: a field per policy key (cost and count in one), two per
-   * policy total, a token per event, a row per audit entry. Redis time of a step grows with it,
-   * whatever the event count.
+   * policy total, a token per event (two when its id hour is another), a row per audit entry. Redis
+   * time of a step grows with it, whatever the event count.
    */
   get cells(): number {
     const marks = this.dedup.length + this.idDedup.length;
