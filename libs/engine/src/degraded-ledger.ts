@@ -28,7 +28,9 @@ export type DegradedOutbox = Pick<EngineService, 'appendDegraded' | 'beforeClose
  *
  * A timed-out step may have committed after all (ADR 0001): then the decision is both in the outbox
  * as `allowed` and here as `degraded`, under the same id, and the projector keeps whichever it reads
- * first: billed once either way.
+ * first: billed once either way, even when the two times fall in different UTC hours (its dedup marks
+ * every event in the hour of its id's time too). Not checked here: nothing in Redis says whether a
+ * decision committed short of a record per decision, which would cost every decision a write.
  *
  * Limitations (best effort, by design: degraded mode trades exactness for availability):
  * - the buffer is in this process's memory: a crash or kill of the API loses what is unflushed; a

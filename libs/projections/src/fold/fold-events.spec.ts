@@ -6,6 +6,7 @@ import {
   type OutboxPayload,
   type UsageEventV1,
 } from '@tally/events';
+import { encodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { ALL_POLICIES, foldEvents, UNMATCHED_POLICY } from './fold-events';
 import type { CellRoom, FoldLimits, UsageTotalIncrement } from './projection-delta';
@@ -255,6 +256,46 @@ describe(foldEvents.name, () => {
     expect(sut).toMatchObject({ applied: 1, duplicates: 1 });
     expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 4, count: 1 });
     expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_B}`]);
+  });
+
+  it('marks an event in its id hour too when its time is in another hour, and only then', () => {
+    // given one decision id minted at 10:59:59.980: its committed copy at Redis time 11:00:00.010,
+    // its degraded copy at the API's clock 10:59:59.990 (the API gave up before the script ran)
+    const minted = ms('2026-11-30T10:59:59.980Z');
+    const id = `${encodeTime(minted, 10)}Q7W4X9T2B6N0R1CA`;
+    const committed = usage({ id }, ms('2026-11-30T11:00:00.010Z'));
+    const degraded = usage({ id, outcome: 'degraded', degraded_cause: 'backend_timeout' }, minted + 10);
+    // when each is folded in a batch of its own
+    const first = foldEvents([committed, decision({ id }, ms('2026-11-30T11:00:00.010Z'))]);
+    const second = foldEvents([degraded]);
+    // then the committed copy is marked in its event hour and in its id hour, the degraded one only
+    // in its event hour, which is the id hour: both copies meet in the 10:00 set
+    expect(first.dedup).toEqual([
+      { token: `u:${id}`, timeMs: ms('2026-11-30T11:00:00.010Z') },
+      { token: `d:${id}`, timeMs: ms('2026-11-30T11:00:00.010Z') },
+    ]);
+    expect(first.idDedup).toEqual([
+      { token: `u:${id}`, timeMs: minted },
+      { token: `d:${id}`, timeMs: minted },
+    ]);
+    expect(second.dedup).toEqual([{ token: `u:${id}`, timeMs: minted + 10 }]);
+    expect(second.idDedup).toEqual([]);
+  });
+
+  it('refuses an event whose id-hour dedup set is unusable', () => {
+    const id = `${encodeTime(ms('2026-11-30T10:59:59.980Z'), 10)}Q7W4X9T2B6N0R1CA`;
+    const at = ms('2026-11-30T11:00:00.010Z');
+    const sut = foldEvents([usage({ id }, at)], {
+      limits: {
+        touches: () => true,
+        dedupRefusal: (t) => (t < ms('2026-11-30T11:00:00Z') ? 'wrongtype: ids:1000' : undefined),
+        auditRefusal: () => undefined,
+        totalRoom: () => undefined,
+        keyRoom: () => undefined,
+      },
+    });
+    expect(sut.refused).toEqual([{ index: 0, reason: 'wrongtype: ids:1000' }]);
+    expect(sut).toMatchObject({ applied: 0, dedup: [], idDedup: [] });
   });
 
   it('takes usage from usage events only, and the decision event of the same decision is not a duplicate', () => {

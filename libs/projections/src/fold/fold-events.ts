@@ -20,6 +20,7 @@ import type {
 import { dedupTokenOf } from '../sink/projection-keys';
 import { roomFor } from './refusal-reasons';
 import { eventTimeMs } from './event-time';
+import { idTimeMs } from './id-time';
 
 /**
  * Usage of a decision no policy applied to. Policy names match `[a-z0-9]…`, so this cannot collide;
@@ -69,6 +70,7 @@ export class EventFolding {
   private readonly audit: AuditEntry[] = [];
   private readonly versions = new Map<string, number>();
   private readonly dedup: DedupMark[] = [];
+  private readonly idDedup: DedupMark[] = [];
   private readonly refused: RefusedIndex[] = [];
   private readonly starts = new BucketStarts();
   private applied = 0;
@@ -81,11 +83,12 @@ export class EventFolding {
 
   /**
    * What the step of the delta writes: a field per policy key (cost and count in one), two per
-   * policy total, a token per event, a row per audit entry. Redis time of a step grows with it,
-   * whatever the event count.
+   * policy total, a token per event (two when its id hour is another), a row per audit entry. Redis
+   * time of a step grows with it, whatever the event count.
    */
   get cells(): number {
-    return this.usage.length + 2 * this.totals.length + this.dedup.length + this.audit.length;
+    const marks = this.dedup.length + this.idDedup.length;
+    return this.usage.length + 2 * this.totals.length + marks + this.audit.length;
   }
 
   add(event: LedgerEvent): void {
@@ -98,12 +101,14 @@ export class EventFolding {
     this.seen.add(token);
     if (this.context.isRefused?.(token) === true) return;
     const timeMs = eventTimeMs(event.time);
-    const refusal = this.refusalOf(event, timeMs);
+    const idMs = idHourMark(event.id, timeMs);
+    const refusal = this.refusalOf(event, timeMs, idMs);
     if (refusal !== undefined) {
       this.refused.push({ index, reason: refusal });
       return;
     }
     this.dedup.push({ token, timeMs });
+    if (idMs !== undefined) this.idDedup.push({ token, timeMs: idMs });
     this.applied++;
     if (event.type === DECISION_EVENT_TYPE) this.addDecision(event, timeMs);
     else this.addUsage(event, timeMs);
@@ -126,6 +131,7 @@ export class EventFolding {
       audit: [...this.audit, ...reloads],
       policySetVersions: fresh.map(([version, firstSeenMs]) => ({ version, firstSeenMs })),
       dedup: this.dedup,
+      idDedup: this.idDedup,
       applied: this.applied,
       duplicates: this.duplicates,
       refused: this.refused,
@@ -133,8 +139,10 @@ export class EventFolding {
   }
 
   /** Why the event cannot be taken, checked only where it could matter; undefined when it can. */
-  private refusalOf(event: LedgerEvent, timeMs: number): string | undefined {
+  private refusalOf(event: LedgerEvent, timeMs: number, idMs: number | undefined): string | undefined {
     const limits = this.context.limits;
+    const idDedup = idMs === undefined ? undefined : limits?.dedupRefusal(idMs);
+    if (idDedup !== undefined) return idDedup;
     if (event.type === DECISION_EVENT_TYPE)
       return limits === undefined ? undefined : decisionRefusal(event, timeMs, limits);
     // With no limit known and the step's whole cost within MAX_AGGREGATE (every step of a real
@@ -313,6 +321,21 @@ function decisionRefusal(event: DecisionEventV1, timeMs: number, limits: FoldLim
   const { data } = event;
   const rows = data.outcome !== 'allowed' || data.policies.some(wouldDenyInShadow);
   return rows ? limits.auditRefusal(tenantOf(data)) : undefined;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The id time of an event when its hour is not the event's hour (its second dedup mark), else
+ * undefined. Copies of one decision share the id but not always the time: a step that timed out at
+ * the API yet committed is in the outbox `allowed` at Redis time and `degraded` at the API's clock,
+ * which may fall in another hour (a decision at hh:59:59.95, a paused Redis, a skewed replica). Marked
+ * in their common id hour too, the second copy to arrive always meets the first. Events whose id
+ * and time share an hour (nearly all) pay one comparison and no extra cell.
+ */
+function idHourMark(id: string, timeMs: number): number | undefined {
+  const idMs = idTimeMs(id);
+  return idMs === undefined || Math.floor(idMs / HOUR_MS) === Math.floor(timeMs / HOUR_MS) ? undefined : idMs;
 }
 
 function bucketMaps<T>(): Map<number, T>[] {

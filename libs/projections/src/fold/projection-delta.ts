@@ -17,6 +17,14 @@ export interface ProjectionDelta {
   readonly policySetVersions: readonly { readonly version: string; readonly firstSeenMs: number }[];
   /** Dedup tokens of the applied events, to add to `ids:<hour>` in the same atomic step. */
   readonly dedup: readonly DedupMark[];
+  /**
+   * Second marks, in the hour of the event's id time (`idTimeMs`), of the applied events whose id
+   * hour is not their event hour: checked and written like `dedup`. Every event is thereby marked in
+   * its id hour, so two copies of one decision with different times (`allowed` at Redis time,
+   * `degraded` at the API's) meet in one set whatever hours their times fall in. Absent or empty
+   * for almost every batch: an id is minted milliseconds before its event time.
+   */
+  readonly idDedup?: readonly DedupMark[];
   /** Events folded in. */
   readonly applied: number;
   /** Events skipped as already applied (earlier in the batch or per `FoldContext.isApplied`). */

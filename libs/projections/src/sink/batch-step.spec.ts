@@ -69,6 +69,25 @@ describe(batchStepArgs.name, () => {
     expect(sut.targets).toEqual(sut.keys.map(() => ({ kind: 'fixed' })));
   });
 
+  it("adds an event's id-hour mark to that hour's group, after the event-hour marks", () => {
+    // given a token marked at 09:41 (its time) and at 08:59 (its id time), and another only at 09:41
+    const delta: ProjectionDelta = {
+      ...EMPTY,
+      dedup: [
+        { token: 'u:E1', timeMs: AT },
+        { token: 'u:E2', timeMs: AT },
+      ],
+      idDedup: [{ token: 'u:E1', timeMs: AT - 42 * 60_000 }],
+      applied: 2,
+    };
+    const sut = batchStepArgs(keys, delta, [], OPTIONS);
+    expect(sut.keys.slice(4)).toEqual([
+      'tally:proj:{live}:ids:20261130T0900Z',
+      'tally:proj:{live}:ids:20261130T0800Z',
+    ]);
+    expect(sut.argv.slice(4, 13)).toEqual([2, 5, 2, 'u:E1', 'u:E2', 6, 1, 'u:E1', 0]);
+  });
+
   it('names every key once and lays out each section as the script legend says', () => {
     const delta: ProjectionDelta = {
       ...EMPTY,

@@ -72,12 +72,15 @@ export function batchStepArgs(
   ];
 
   const groups = new Map<number, string[]>();
-  for (const { token, timeMs } of delta.dedup) {
-    const key = refs.ids(timeMs);
-    const tokens = groups.get(key);
-    if (tokens === undefined) groups.set(key, [token]);
-    else tokens.push(token);
-  }
+  // An event's second mark (its id hour, `idDedup`) is one more token of another hour's group: the
+  // script checks and writes it like the first, so a twin found in either set stops the step.
+  for (const marks of [delta.dedup, delta.idDedup ?? []])
+    for (const { token, timeMs } of marks) {
+      const key = refs.ids(timeMs);
+      const tokens = groups.get(key);
+      if (tokens === undefined) groups.set(key, [token]);
+      else tokens.push(token);
+    }
   argv.push(groups.size);
   // Appends item by item: spreading a batch-sized array into push() overflows the call stack.
   for (const [key, tokens] of groups) {

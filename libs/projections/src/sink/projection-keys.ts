@@ -33,7 +33,10 @@ import { bucketStart, isGranularity, type Granularity } from '../fold/granularit
  *   and its own copy of every key, for a query analysts run now and then. Reading a bucket is
  *   O(keys in it), scanned in slices so a huge bucket never holds Redis for long.
  * - Dedup ids are partitioned by the event's UTC hour: a re-published event has the same id AND the
- *   same time, so it always meets its twin in the same set, and old sets can expire whole.
+ *   same time, so it always meets its twin in the same set, and old sets can expire whole. An event
+ *   whose id time (a ULID's: when the API minted the decision) is in another hour is marked in that
+ *   hour's set too (`ProjectionDelta.idDedup`): the two copies of a decision whose step timed out but
+ *   committed (`allowed` at Redis time, `degraded` at the API's clock) share the id, not the time.
  * - Tenants (free text) are percent-encoded so keys split on ':' unambiguously; `~` is "no tenant"
  *   (and the global audit trail of policy reloads). Fields are not encoded: their prefix is fixed.
  */
