@@ -469,8 +469,9 @@ kafka_up() {
 
 # --- redis cluster --------------------------------------------------------------------------------
 
+# Without fds 8 and 9: the nodes it starts would inherit our locks and hold them for their life.
 redis_cluster() {
-  REDIS_CLUSTER_REPLICAS=1 bash "$ROOT/docker/local/redis-cluster.sh" "$@"
+  REDIS_CLUSTER_REPLICAS=1 bash "$ROOT/docker/local/redis-cluster.sh" "$@" 8>&- 9>&-
 }
 
 redis_cluster_url() {
@@ -530,7 +531,10 @@ cmd_up() {
     redis_url="$(redis_cluster_url)"
   fi
   ! wants kafka || kafka_up
-  say "up in $(since "$t0") ms: REDIS_URL=$redis_url KAFKA_BROKERS=$(kafka_brokers) (logs: ${STACK_DIR#"$ROOT/"})"
+  local urls=()
+  ! wants redis || urls+=("REDIS_URL=$redis_url")
+  ! wants kafka || urls+=("KAFKA_BROKERS=$(kafka_brokers)")
+  say "up in $(since "$t0") ms: ${urls[*]} (logs: ${STACK_DIR#"$ROOT/"})"
 }
 
 cmd_down() {
