@@ -6,11 +6,19 @@
 #   stack.sh down     stop only what `up` started, by recorded pid
 #   stack.sh status   exit 0 when both Redis and Kafka answer, else 1
 #
+# TALLY_STACK=cluster (default `single`) brings up the topology of docs/scaling.md instead: three
+# KRaft nodes, each broker and controller (KAFKA_PORTS 9192,9193,9194; KAFKA_CONTROLLER_PORTS
+# 9195,9196,9197), whose defaults are replication 3 and min.insync.replicas 2, and a Redis Cluster of
+# three masters with one replica each (REDIS_CLUSTER_PORTS 7101..7106, via redis-cluster.sh). `up`
+# starts only the nodes that are not running, so a test can SIGKILL one broker and `up` it again.
+# STACK_SERVICES (default "redis kafka") picks what to manage, e.g. "kafka" for the Kafka part alone.
+#
 # State lives in the git-ignored .local/ folder: .local/stack/ (pids, logs, data) and
 # .local/kafka-dist/ (jars). Overrides, so a test can run a second private stack beside the shared one:
 #   REDIS_URL (host/port probed, default redis://127.0.0.1:6379), REDIS_PORT, KAFKA_PORT (9092),
 #   KAFKA_CONTROLLER_PORT (9093), STACK_DIR (.local/stack), KAFKA_DIST_DIR (.local/kafka-dist),
 #   KAFKA_START_TIMEOUT (s, 120), KAFKA_HEAP_OPTS, KAFKA_CDS (1: reuse a class-data archive).
+#   In cluster mode: KAFKA_PORTS, KAFKA_CONTROLLER_PORTS, REDIS_CLUSTER_PORTS (comma-separated).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -32,14 +40,43 @@ KAFKA_HOST=127.0.0.1
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
-KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 KAFKA_CDS="${KAFKA_CDS:-1}"
+TALLY_STACK="${TALLY_STACK:-single}"
+STACK_SERVICES="${STACK_SERVICES:-redis kafka}"
+case "$TALLY_STACK" in
+  single)
+    KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+    KAFKA_NODES=("$KAFKA_PORT:$KAFKA_CONTROLLER_PORT")
+    ;;
+  cluster)
+    # Three JVMs share two cores in CI: small heaps and one GC thread each.
+    KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms128m -Xmx384m -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1}"
+    IFS=, read -r -a kafka_ports <<<"${KAFKA_PORTS:-9192,9193,9194}"
+    IFS=, read -r -a controller_ports <<<"${KAFKA_CONTROLLER_PORTS:-9195,9196,9197}"
+    IFS=, read -r -a REDIS_CLUSTER_PORTS <<<"${REDIS_CLUSTER_PORTS:-7101,7102,7103,7104,7105,7106}"
+    [ "${#kafka_ports[@]}" -eq 3 ] && [ "${#controller_ports[@]}" -eq 3 ] ||
+      {
+        echo "[stack] ERROR: KAFKA_PORTS and KAFKA_CONTROLLER_PORTS need three ports each" >&2
+        exit 1
+      }
+    [ "${#REDIS_CLUSTER_PORTS[@]}" -eq 6 ] ||
+      {
+        echo "[stack] ERROR: REDIS_CLUSTER_PORTS needs six ports (three masters, three replicas)" >&2
+        exit 1
+      }
+    KAFKA_NODES=()
+    for i in 0 1 2; do KAFKA_NODES+=("${kafka_ports[$i]}:${controller_ports[$i]}"); done
+    ;;
+  *)
+    echo "[stack] ERROR: TALLY_STACK must be single or cluster (got \"$TALLY_STACK\")" >&2
+    exit 1
+    ;;
+esac
+wants() { [[ " $STACK_SERVICES " == *" $1 "* ]]; }
 
 REDIS_PIDFILE="$STACK_DIR/redis.pid"
-KAFKA_PIDFILE="$STACK_DIR/kafka.pid"
-KAFKA_CONF_DIR="$STACK_DIR/kafka"
-KAFKA_DATA_DIR="$STACK_DIR/kafka-data"
-KAFKA_LOG="$STACK_DIR/kafka.log"
+REDIS_CLUSTER_DIR="$STACK_DIR/redis-cluster"
+KAFKA_CLUSTER_ID_FILE="$STACK_DIR/kafka-cluster.id"
 CDS_ARCHIVE="$DIST_DIR/kafka-cds.jsa"
 CDS_PENDING="$STACK_DIR/kafka-cds.jsa.tmp"
 
@@ -211,6 +248,44 @@ EOF
 
 # --- kafka --------------------------------------------------------------------------------------
 
+# Points the kafka_* functions at node $1 (1-based) of KAFKA_NODES. The single node keeps the paths
+# it always had, so an existing .local/stack is picked up as before.
+kafka_node() {
+  NODE_ID="$1"
+  local ports="${KAFKA_NODES[$((NODE_ID - 1))]}"
+  KAFKA_PORT="${ports%%:*}"
+  KAFKA_CONTROLLER_PORT="${ports##*:}"
+  if [ "$TALLY_STACK" = single ]; then
+    KAFKA_PIDFILE="$STACK_DIR/kafka.pid"
+    KAFKA_CONF_DIR="$STACK_DIR/kafka"
+    KAFKA_DATA_DIR="$STACK_DIR/kafka-data"
+    KAFKA_LOG="$STACK_DIR/kafka.log"
+  else
+    KAFKA_PIDFILE="$STACK_DIR/kafka-$NODE_ID.pid"
+    KAFKA_CONF_DIR="$STACK_DIR/kafka-$NODE_ID"
+    KAFKA_DATA_DIR="$STACK_DIR/kafka-$NODE_ID-data"
+    KAFKA_LOG="$STACK_DIR/kafka-$NODE_ID.log"
+  fi
+}
+
+kafka_voters() {
+  local i voters=()
+  for i in "${!KAFKA_NODES[@]}"; do voters+=("$((i + 1))@127.0.0.1:${KAFKA_NODES[$i]##*:}"); done
+  (
+    IFS=,
+    echo "${voters[*]}"
+  )
+}
+
+kafka_brokers() {
+  local n brokers=()
+  for n in "${KAFKA_NODES[@]}"; do brokers+=("$KAFKA_HOST:${n%%:*}"); done
+  (
+    IFS=,
+    echo "${brokers[*]}"
+  )
+}
+
 kafka_resolve() {
   local t0 want
   ensure_tool java openjdk-17-jre-headless
@@ -239,12 +314,19 @@ kafka_resolve() {
 }
 
 kafka_configure() {
+  # One node: nothing to replicate to. Three: every partition on every node, and acks=all needs two
+  # of them, so one node may be lost without refusing a write or losing an acknowledged one.
+  local rf=1 min_isr=1
+  [ "${#KAFKA_NODES[@]}" -lt 3 ] || {
+    rf=3
+    min_isr=2
+  }
   mkdir -p "$KAFKA_CONF_DIR" "$KAFKA_DATA_DIR"
   cat >"$KAFKA_CONF_DIR/server.properties" <<EOF
-# Written by docker/local/stack.sh: single-node KRaft broker for development and tests.
+# Written by docker/local/stack.sh ($TALLY_STACK): KRaft node $NODE_ID of ${#KAFKA_NODES[@]} for development and tests.
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+node.id=$NODE_ID
+controller.quorum.voters=$(kafka_voters)
 listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
 advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
 controller.listener.names=CONTROLLER
@@ -252,12 +334,12 @@ inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs=$KAFKA_DATA_DIR
 num.partitions=3
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
+default.replication.factor=$rf
+min.insync.replicas=$min_isr
+offsets.topic.replication.factor=$rf
 offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor=$rf
+transaction.state.log.min.isr=$min_isr
 transaction.state.log.num.partitions=1
 group.initial.rebalance.delay.ms=0
 num.network.threads=2
@@ -291,15 +373,22 @@ kafka_format() {
     return 0
   fi
   t0=$(now_ms)
-  id="$(kafka_java -Xshare:auto kafka.tools.StorageTool random-uuid 2>"$STACK_DIR/kafka-format.log")" ||
-    fail "kafka: StorageTool random-uuid failed (log: $STACK_DIR/kafka-format.log)"
+  # Every node of a cluster is formatted with the same cluster id; a node formatted again after its
+  # data was lost rejoins the cluster the others still have.
+  if [ -s "$KAFKA_CLUSTER_ID_FILE" ]; then
+    id="$(cat "$KAFKA_CLUSTER_ID_FILE")"
+  else
+    id="$(kafka_java -Xshare:auto kafka.tools.StorageTool random-uuid 2>"$STACK_DIR/kafka-format.log")" ||
+      fail "kafka: StorageTool random-uuid failed (log: $STACK_DIR/kafka-format.log)"
+    echo "$id" >"$KAFKA_CLUSTER_ID_FILE"
+  fi
   # Static quorum (controller.quorum.voters) and no --standalone: mixing them fails (KAFKA-18987).
   if ! kafka_java kafka.tools.StorageTool format -t "$id" -c "$KAFKA_CONF_DIR/server.properties" \
     >>"$STACK_DIR/kafka-format.log" 2>&1; then
     tail -n 20 "$STACK_DIR/kafka-format.log" >&2
     fail "kafka: formatting the storage failed"
   fi
-  say "kafka: formatted storage (cluster $id) in $(since "$t0") ms"
+  say "kafka: node $NODE_ID formatted storage (cluster $id) in $(since "$t0") ms"
 }
 
 kafka_wait_ready() {
@@ -317,39 +406,40 @@ kafka_wait_ready() {
     fi
     sleep 0.1
   done
-  say "kafka: broker ready, pid $pid, in $(since "$t0") ms at $KAFKA_HOST:$KAFKA_PORT"
+  say "kafka: node $NODE_ID ready, pid $pid, in $(since "$t0") ms at $KAFKA_HOST:$KAFKA_PORT"
 }
 
-kafka_up() {
+# Starts the selected node unless it runs; prints the pid to wait for (nothing when there is none).
+kafka_node_start() {
   local pid t0
   if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
     if kafka_answers && grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null; then
-      say "kafka: already running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+      say "kafka: node $NODE_ID already running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT" >&2
     else
-      say "kafka: ours (pid $pid) is still starting, waiting"
-      kafka_wait_ready "$pid" "$(now_ms)"
+      say "kafka: node $NODE_ID (ours, pid $pid) is still starting, waiting" >&2
+      echo "$pid"
     fi
     return 0
   fi
   if kafka_answers || port_open "$KAFKA_HOST" "$KAFKA_PORT"; then
-    say "kafka: something already listens at $KAFKA_HOST:$KAFKA_PORT (not ours), using it"
+    say "kafka: something already listens at $KAFKA_HOST:$KAFKA_PORT (not ours), using it" >&2
     return 0
   fi
-  kafka_resolve
+  kafka_resolve >&2
   kafka_configure
-  kafka_format
+  kafka_format >&2
 
   # Class Data Sharing: the first broker run records the classes it loaded into an archive when it
   # exits (at `down`); later runs map that archive instead of parsing and verifying the jars again.
+  # Only a single node records: three JVMs would write the same file at exit.
   local cds=()
   if [ "$KAFKA_CDS" = 1 ]; then
     if [ -s "$CDS_ARCHIVE" ]; then
       cds=("-XX:SharedArchiveFile=$CDS_ARCHIVE")
-    else
+    elif [ "$TALLY_STACK" = single ]; then
       cds=("-XX:ArchiveClassesAtExit=$CDS_PENDING")
     fi
   fi
-  t0=$(now_ms)
   [ ! -f "$KAFKA_LOG" ] || mv -f "$KAFKA_LOG" "$KAFKA_LOG.1"
   # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS holds several flags
   spawn "$KAFKA_PIDFILE" "$KAFKA_LOG" java $KAFKA_HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
@@ -357,8 +447,45 @@ kafka_up() {
     "${cds[@]}" -Dlog4j.configuration="file:$KAFKA_CONF_DIR/log4j.properties" \
     -Dkafka.logs.dir="$STACK_DIR" -cp "$DIST_DIR/libs/*" kafka.Kafka "$KAFKA_CONF_DIR/server.properties"
   pid="$(cat "$KAFKA_PIDFILE")"
-  say "kafka: starting broker pid $pid${cds:+ (${cds[0]%%=*})}"
-  kafka_wait_ready "$pid" "$t0"
+  say "kafka: starting node $NODE_ID pid $pid${cds:+ (${cds[0]%%=*})}" >&2
+  echo "$pid"
+}
+
+# Every missing node starts before any is waited for: a KRaft node is not ready until a majority of
+# the controllers answer.
+kafka_up() {
+  local i t0 pids=()
+  t0=$(now_ms)
+  for i in "${!KAFKA_NODES[@]}"; do
+    kafka_node "$((i + 1))"
+    pids[i]="$(kafka_node_start)"
+  done
+  for i in "${!KAFKA_NODES[@]}"; do
+    [ -n "${pids[i]}" ] || continue
+    kafka_node "$((i + 1))"
+    kafka_wait_ready "${pids[i]}" "$t0"
+  done
+}
+
+# --- redis cluster --------------------------------------------------------------------------------
+
+# Without fds 8 and 9: the nodes it starts would inherit our locks and hold them for their life.
+redis_cluster() {
+  REDIS_CLUSTER_REPLICAS=1 bash "$ROOT/docker/local/redis-cluster.sh" "$@" 8>&- 9>&-
+}
+
+redis_cluster_url() {
+  local p nodes=()
+  for p in "${REDIS_CLUSTER_PORTS[@]}"; do nodes+=("$REDIS_HOST:$p"); done
+  (
+    IFS=,
+    echo "redis+cluster://${nodes[*]}"
+  )
+}
+
+redis_cluster_up() {
+  ensure_tool redis-server redis-server
+  redis_cluster up "$REDIS_CLUSTER_DIR" "${REDIS_CLUSTER_PORTS[@]}"
 }
 
 # --- stop ---------------------------------------------------------------------------------------
@@ -393,57 +520,118 @@ lock() {
 }
 
 cmd_up() {
-  local t0
+  local t0 redis_url
   t0=$(now_ms)
   lock
-  redis_up
-  kafka_up
-  say "up in $(since "$t0") ms: REDIS_URL=redis://$REDIS_HOST:$REDIS_PORT KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT (logs: ${STACK_DIR#"$ROOT/"})"
+  if [ "$TALLY_STACK" = single ]; then
+    ! wants redis || redis_up
+    redis_url="redis://$REDIS_HOST:$REDIS_PORT"
+  else
+    ! wants redis || redis_cluster_up
+    redis_url="$(redis_cluster_url)"
+  fi
+  ! wants kafka || kafka_up
+  local urls=()
+  ! wants redis || urls+=("REDIS_URL=$redis_url")
+  ! wants kafka || urls+=("KAFKA_BROKERS=$(kafka_brokers)")
+  say "up in $(since "$t0") ms: ${urls[*]} (logs: ${STACK_DIR#"$ROOT/"})"
 }
 
 cmd_down() {
-  local rc=0
+  local i rc
   lock
-  stop_pid kafka "$KAFKA_PIDFILE" kafka.Kafka || rc=$?
-  # A clean exit has written the class-data archive; a killed JVM may have left half of one.
-  if [ "$rc" -eq 0 ] && [ -s "$CDS_PENDING" ]; then
-    mv -f "$CDS_PENDING" "$CDS_ARCHIVE"
-    say "kafka: saved class-data archive for faster starts"
+  if wants kafka && [ "$TALLY_STACK" = single ]; then
+    kafka_node 1
+    rc=0
+    stop_pid kafka "$KAFKA_PIDFILE" kafka.Kafka || rc=$?
+    # A clean exit has written the class-data archive; a killed JVM may have left half of one.
+    if [ "$rc" -eq 0 ] && [ -s "$CDS_PENDING" ]; then
+      mv -f "$CDS_PENDING" "$CDS_ARCHIVE"
+      say "kafka: saved class-data archive for faster starts"
+    fi
+    rm -f "$CDS_PENDING"
+  elif wants kafka; then
+    # All nodes at once: stopped one by one, the last would wait for a controller quorum that is
+    # already gone before it gives up its partitions (30 s, then SIGKILL).
+    for i in "${!KAFKA_NODES[@]}"; do
+      kafka_node "$((i + 1))"
+      stop_pid "kafka node $NODE_ID" "$KAFKA_PIDFILE" kafka.Kafka &
+    done
+    wait || true
   fi
-  rm -f "$CDS_PENDING"
-  stop_pid redis "$REDIS_PIDFILE" redis-server || true
+  wants redis || return 0
+  if [ "$TALLY_STACK" = single ]; then
+    stop_pid redis "$REDIS_PIDFILE" redis-server || true
+  else
+    redis_cluster down "$REDIS_CLUSTER_DIR"
+  fi
 }
 
-cmd_status() {
-  local pid ok=0
+redis_status() {
+  local pid
   if redis_answers; then
     if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
       say "redis: running (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
     else
       say "redis: running (not ours) at $REDIS_HOST:$REDIS_PORT"
     fi
-  else
-    ok=1
-    if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
-      say "redis: not answering (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
-    else
-      say "redis: stopped"
-    fi
+    return 0
   fi
-  if kafka_answers; then
-    if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
-      say "kafka: running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
-    else
-      say "kafka: running (not ours) at $KAFKA_HOST:$KAFKA_PORT"
-    fi
+  if pid="$(our_pid "$REDIS_PIDFILE" redis-server)"; then
+    say "redis: not answering (ours, pid $pid) at $REDIS_HOST:$REDIS_PORT"
   else
-    ok=1
-    if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
-      say "kafka: not answering yet (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
-    else
-      say "kafka: stopped"
-    fi
+    say "redis: stopped"
   fi
+  return 1
+}
+
+# Every node answers and sees the cluster ok; pids are the ones redis-cluster.sh recorded.
+redis_cluster_status() {
+  local p pid info ok=0
+  for p in "${REDIS_CLUSTER_PORTS[@]}"; do
+    pid="$(cat "$REDIS_CLUSTER_DIR/$p.pid" 2>/dev/null || echo none)"
+    info="$(timeout 2 redis-cli -h "$REDIS_HOST" -p "$p" info replication 2>/dev/null | tr -d '\r' || true)"
+    if [ -z "$info" ]; then
+      ok=1
+      say "redis cluster: node $p stopped (recorded pid $pid)"
+    elif timeout 2 redis-cli -h "$REDIS_HOST" -p "$p" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; then
+      say "redis cluster: node $p running, $(sed -n 's/^role://p' <<<"$info") (pid $pid)"
+    else
+      ok=1
+      say "redis cluster: node $p answers but its cluster is not ok (pid $pid)"
+    fi
+  done
+  return "$ok"
+}
+
+kafka_status() {
+  local i pid ok=0
+  for i in "${!KAFKA_NODES[@]}"; do
+    kafka_node "$((i + 1))"
+    if kafka_answers; then
+      if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
+        say "kafka: node $NODE_ID running (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+      else
+        say "kafka: node $NODE_ID running (not ours) at $KAFKA_HOST:$KAFKA_PORT"
+      fi
+    else
+      ok=1
+      if pid="$(our_pid "$KAFKA_PIDFILE" kafka.Kafka)"; then
+        say "kafka: node $NODE_ID not answering yet (ours, pid $pid) at $KAFKA_HOST:$KAFKA_PORT"
+      else
+        say "kafka: node $NODE_ID stopped"
+      fi
+    fi
+  done
+  return "$ok"
+}
+
+cmd_status() {
+  local ok=0
+  if wants redis; then
+    if [ "$TALLY_STACK" = single ]; then redis_status || ok=1; else redis_cluster_status || ok=1; fi
+  fi
+  ! wants kafka || kafka_status || ok=1
   return "$ok"
 }
 
@@ -452,7 +640,7 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   *)
-    sed -n '2,7p' "$0"
+    sed -n '2,14p' "$0"
     exit 2
     ;;
 esac

@@ -1,7 +1,7 @@
 import { tryDurationMs } from './duration';
 
 /** How the raw string of a variable becomes the typed value that class-validator then checks. */
-export type EnvKind = 'string' | 'int' | 'list' | 'duration';
+export type EnvKind = 'string' | 'int' | 'int-or-auto' | 'list' | 'duration';
 
 export interface EnvBinding {
   readonly variable: string;
@@ -49,6 +49,8 @@ export function convert(kind: EnvKind, raw: string | undefined): unknown {
       return raw;
     case 'int':
       return /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+    case 'int-or-auto':
+      return raw === 'auto' ? raw : convert('int', raw);
     case 'list':
       return raw
         .split(',')

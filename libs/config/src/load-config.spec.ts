@@ -46,7 +46,7 @@ describe(loadConfig.name, () => {
       projectorStepCells: 12_000,
       relayClaimIdleMs: 30_000,
       topicPartitions: 12,
-      topicReplication: 1,
+      topicReplication: 'auto',
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       maxInflight: 2048,
@@ -71,9 +71,11 @@ describe(loadConfig.name, () => {
       TALLY_GRPC_PORT: '',
       TALLY_IDEMPOTENCY_TTL: '90m',
       TALLY_HOST: '0.0.0.0',
+      TALLY_TOPIC_REPLICATION: '3',
     });
 
     expect(sut.kafkaBrokers).toEqual(['k1:9092', 'k2:9093']);
+    expect(sut.topicReplication).toBe(3);
     expect(sut.httpPort).toBe(9000);
     expect(sut.grpcPort).toBe(8081);
     expect(sut.idempotencyTtlMs).toBe(90 * 60_000);
@@ -301,7 +303,7 @@ describe(loadConfig.name, () => {
       errors: [
         'TALLY_PROJECTOR_STEP_CELLS: must be an integer between 100 and 1000000 (got "50")',
         'TALLY_TOPIC_PARTITIONS: must be an integer between 1 and 10000 (got "0")',
-        'TALLY_TOPIC_REPLICATION: must be an integer between 1 and 32 (got "three")',
+        'TALLY_TOPIC_REPLICATION: must be "auto" or an integer between 1 and 32 (got "three")',
         'TALLY_BODY_LIMIT_BYTES: must be an integer between 1024 and 104857600 (got "10")',
         'TALLY_MAX_INFLIGHT: must be an integer between 1 and 1000000 (got "1e6")',
       ],

@@ -229,10 +229,11 @@ export class TallyConfig {
   @IntIn(1, 10_000)
   readonly topicPartitions!: number;
 
-  /** Replication factor of topics created at start. */
-  @Env('TALLY_TOPIC_REPLICATION', { kind: 'int', default: '1' })
-  @IntIn(1, 32)
-  readonly topicReplication!: number;
+  /** Replication factor of topics created at start; `auto`: the broker count, at most 3 (then min.insync.replicas 2). */
+  @Env('TALLY_TOPIC_REPLICATION', { kind: 'int-or-auto', default: 'auto' })
+  @ValidateIf((c: TallyConfig) => c.topicReplication !== 'auto')
+  @IntIn(1, 32, '"auto" or an integer')
+  readonly topicReplication!: number | 'auto';
 
   /** Lowest level written by the structured logger. */
   @Env('TALLY_LOG_LEVEL', { kind: 'string', default: 'info' })

@@ -7,7 +7,7 @@ import {
 } from '@tally/events';
 import { ledgerTopicSpecs, TOPICS } from './topics';
 
-/** The documented defaults of `TALLY_TOPIC_PARTITIONS` and `TALLY_TOPIC_REPLICATION`. */
+/** The default of `TALLY_TOPIC_PARTITIONS`, and what `TALLY_TOPIC_REPLICATION=auto` gives one broker. */
 const DEFAULT_TOPICS = { partitions: 12, replicationFactor: 1 };
 const KAFKA_BINDING = '0.5.0';
 
@@ -50,7 +50,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'The Kafka topics Tally writes. Events are CloudEvents 1.0 in structured mode: the record value is the whole event as JSON, its `content-type` header `application/cloudevents+json`. ' +
-        `Partitions and replication are the defaults of TALLY_TOPIC_PARTITIONS and TALLY_TOPIC_REPLICATION; topics without retention.ms keep the broker's retention. Source of every event: \`${EVENT_SOURCE}\`.`,
+        `Partitions are the default of TALLY_TOPIC_PARTITIONS; replication is what TALLY_TOPIC_REPLICATION=auto gives a single broker (three brokers or more: 3, with min.insync.replicas 2); topics without retention.ms keep the broker's retention. Source of every event: \`${EVENT_SOURCE}\`.`,
     },
     defaultContentType: CLOUDEVENTS_CONTENT_TYPE,
     channels: {

@@ -7,8 +7,8 @@ export {
   TOPIC_PROVISIONER,
   KAFKA_ADMIN,
 } from './ledger.constants';
-export { TOPICS, ledgerTopicSpecs } from './topics';
-export type { TopicName } from './topics';
+export { TOPICS, autoReplication, ledgerTopicSpecs } from './topics';
+export type { ReplicationSetting, TopicName } from './topics';
 export { createKafka } from './kafkajs-client.factory';
 export type { KafkaClientOptions } from './kafkajs-client.factory';
 export { createLedger } from './kafkajs-ledger.factory';

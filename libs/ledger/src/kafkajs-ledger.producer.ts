@@ -1,9 +1,13 @@
-import { Kafka, Message, Partitioners, Producer } from 'kafkajs';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Kafka, Message, Partitioners, Producer, type ICustomPartitioner } from 'kafkajs';
 import type { LedgerMessage, LedgerProducer, TopicMessages } from './ledger-producer.port';
+import { PartitionReceipts } from './partition-receipts';
 
 const ACKS_ALL = -1;
 
 export class KafkajsLedgerProducer implements LedgerProducer {
+  /** The receipts of the sendBatch whose async context the partitioner runs in. */
+  private readonly receipts = new AsyncLocalStorage<PartitionReceipts>();
   private readonly producer: Producer;
   private connected?: Promise<void>;
 
@@ -16,7 +20,8 @@ export class KafkajsLedgerProducer implements LedgerProducer {
       // Topics are provisioned explicitly: a misspelt topic must fail, not appear.
       allowAutoTopicCreation: false,
       // Java-compatible murmur2 partitioning: other clients put a key in the same partition.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      // Each choice is also noted in the receipts of the sendBatch it serves (see sendBatch).
+      createPartitioner: recordingPartitioner(this.receipts),
     });
   }
 
@@ -36,16 +41,37 @@ export class KafkajsLedgerProducer implements LedgerProducer {
     const nonEmpty = topicMessages.filter((t) => t.messages.length > 0);
     if (nonEmpty.length === 0) return;
     await this.connect();
-    await this.producer.sendBatch({
-      acks: ACKS_ALL,
-      topicMessages: nonEmpty.map((t) => ({ topic: t.topic, messages: t.messages.map(toKafkajs) })),
-    });
+    const receipts = new PartitionReceipts();
+    const acknowledged = await this.receipts.run(receipts, () =>
+      this.producer.sendBatch({
+        acks: ACKS_ALL,
+        topicMessages: nonEmpty.map((t) => ({ topic: t.topic, messages: t.messages.map(toKafkajs) })),
+      }),
+    );
+    // A leader that moved during kafkajs's own retries can leave partitions unwritten while the
+    // call resolves (partition-receipts.ts). Refused, the caller sends the whole batch again: the
+    // partitions that were written then hold identical duplicates, which consumers drop by event id.
+    const missing = receipts.missing(acknowledged);
+    if (missing.length > 0) {
+      throw new Error(`Kafka acknowledged the batch without partitions ${missing.join(', ')}: not written`);
+    }
   }
 
   async disconnect(): Promise<void> {
     this.connected = undefined;
     await this.producer.disconnect();
   }
+}
+
+function recordingPartitioner(receipts: AsyncLocalStorage<PartitionReceipts>): ICustomPartitioner {
+  return () => {
+    const partition = Partitioners.DefaultPartitioner();
+    return (args) => {
+      const chosen = partition(args);
+      receipts.getStore()?.record(args.topic, chosen);
+      return chosen;
+    };
+  };
 }
 
 function toKafkajs(message: LedgerMessage): Message {

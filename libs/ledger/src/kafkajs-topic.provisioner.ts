@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { KafkajsAdminConnection } from './kafkajs-admin.connection';
 import { planTopics } from './topic-plan';
+import { resolveReplication } from './topics';
 import type { ProvisionResult, TopicProvisioner, TopicSpec } from './topic-provisioner.port';
 
 export class KafkajsTopicProvisioner implements TopicProvisioner {
@@ -11,8 +12,12 @@ export class KafkajsTopicProvisioner implements TopicProvisioner {
     const names = new Set(await admin.listTopics());
     const present = specs.map((s) => s.topic).filter((t) => names.has(t));
     const metadata = present.length > 0 ? (await admin.fetchTopicMetadata({ topics: present })).topics : [];
+    // `auto` replication counts the brokers the cluster has now; only creation uses the figure.
+    const brokers = specs.some((s) => s.replicationFactor === 'auto')
+      ? (await admin.describeCluster()).brokers.length
+      : 0;
     const plan = planTopics(
-      specs,
+      specs.map((s) => resolveReplication(s, brokers)),
       metadata.map((t) => ({
         topic: t.name,
         partitions: t.partitions.length,

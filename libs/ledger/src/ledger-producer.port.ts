@@ -13,7 +13,8 @@ export interface TopicMessages {
 /**
  * Writes to the ledger. Resolves only once every replica in sync has the messages (acks=all) and
  * with the idempotent producer, so a retried send never duplicates or reorders within a partition.
- * A rejection means nothing can be assumed: the caller keeps its copy and sends again.
+ * It also rejects when a partition of the batch went unacknowledged (a leader moved mid-send): a
+ * rejection means nothing can be assumed, the caller keeps its copy and sends again.
  */
 export interface LedgerProducer {
   connect(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { TopicMismatch, TopicSpec } from './topic-provisioner.port';
+import type { ResolvedTopicSpec, TopicMismatch } from './topic-provisioner.port';
 
 /** What the broker reports about one existing topic. */
 export interface ExistingTopic {
@@ -8,7 +8,7 @@ export interface ExistingTopic {
 }
 
 export interface TopicPlan {
-  readonly create: TopicSpec[];
+  readonly create: ResolvedTopicSpec[];
   readonly existing: string[];
   /** Existing topics with fewer partitions than their spec, and the count to grow them to. */
   readonly grow: { topic: string; count: number }[];
@@ -20,7 +20,10 @@ export interface TopicPlan {
  * growing an existing topic moves keys to other partitions (per-key order breaks across the
  * change), which is why it is reported in `expanded` rather than done silently.
  */
-export function planTopics(specs: readonly TopicSpec[], existing: readonly ExistingTopic[]): TopicPlan {
+export function planTopics(
+  specs: readonly ResolvedTopicSpec[],
+  existing: readonly ExistingTopic[],
+): TopicPlan {
   const byName = new Map(existing.map((t) => [t.topic, t]));
   const plan: TopicPlan = { create: [], existing: [], grow: [], mismatches: [] };
   for (const spec of specs) {

@@ -1,10 +1,14 @@
 export interface TopicSpec {
   readonly topic: string;
   readonly partitions: number;
-  readonly replicationFactor: number;
+  /** `auto`: from the broker count when the topic is created (`autoReplication`). */
+  readonly replicationFactor: number | 'auto';
   /** Topic configs applied on creation only (e.g. `retention.ms`); existing topics are not altered. */
   readonly configs?: Readonly<Record<string, string>>;
 }
+
+/** A spec whose replication the provisioner has resolved against the cluster. */
+export type ResolvedTopicSpec = TopicSpec & { readonly replicationFactor: number };
 
 /** An existing topic that differs from its spec in a way provisioning will not change. */
 export interface TopicMismatch {

@@ -8,7 +8,7 @@ export interface RelayOptions {
   readonly shards: number;
   /** TALLY_TOPIC_PARTITIONS / TALLY_TOPIC_REPLICATION: topics ensured at start. */
   readonly topicPartitions: number;
-  readonly topicReplication: number;
+  readonly topicReplication: number | 'auto';
   /** This relay's consumer name in the group; default `host-pid-random`. */
   readonly consumerName?: string;
   /** Entries read per batch (one Kafka sendBatch), spread over the streams read. Default 1000. */

@@ -34,9 +34,10 @@ export interface AppEnv {
   readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
-/** One app process; `output` keeps its stderr for failure messages. */
+/** One app process; `output` keeps its stderr for failure messages, `logs` its stdout (JSON lines). */
 export class AppProcess {
   readonly output: string[] = [];
+  readonly logs: string[] = [];
   readonly exited: Promise<number | null>;
 
   private constructor(
@@ -48,6 +49,7 @@ export class AppProcess {
   ) {
     this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
     child.stderr?.on('data', (d: Buffer) => this.output.push(String(d)));
+    child.stdout?.on('data', (d: Buffer) => this.logs.push(String(d)));
   }
 
   static async start(kind: AppKind, env: AppEnv): Promise<AppProcess> {
@@ -78,7 +80,7 @@ export class AppProcess {
         KAFKAJS_NO_PARTITIONER_WARNING: '1',
         ...env.extraEnv,
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const app = new AppProcess(kind, child, `http://127.0.0.1:${port}`, `127.0.0.1:${grpcPort}`);
     const ready = await eventually(
