@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Access } from './access.decorator';
 import { ApiError } from './api-error';
 import { BearerTokens } from './bearer-tokens';
@@ -113,6 +113,61 @@ describe(BearerTokens.name, () => {
 
     expect(tokens.refusal('Bearer reader', 'query')?.getStatus()).toBe(401);
     expect(tokens.refusal('Bearer caller-a', 'query')).toBeUndefined();
+  });
+
+  describe('per connection', () => {
+    const given = () => {
+      const live = { current: setOf(FILE) };
+      const find = vi.spyOn(live.current, 'find');
+      const tokens = new BearerTokens({ auth: 'bearer', callerTokens: [], tokensFile: 't' }, live);
+      return { live, find, tokens };
+    };
+
+    it('does not hash an accepted header again on the connection that sent it', () => {
+      const { find, tokens } = given();
+      const socket = {};
+
+      const first = tokens.authorize('Bearer reader', 'query', socket);
+      const second = tokens.authorize('Bearer reader', 'query', socket);
+
+      expect(second).toBe(first);
+      expect((second as TokenGrant).name).toBe('reader');
+      expect(find).toHaveBeenCalledTimes(1);
+    });
+
+    it('judges every other header, connection and refused header afresh', () => {
+      const { find, tokens } = given();
+      const socket = {};
+      tokens.authorize('Bearer reader', 'query', socket);
+
+      // a near miss and a longer header on the remembered connection
+      expect((tokens.authorize('Bearer readex', 'query', socket) as ApiError).getStatus()).toBe(401);
+      expect((tokens.authorize('Bearer reader2', 'query', socket) as ApiError).getStatus()).toBe(401);
+      // a refused header was not remembered: refused again, after a full look-up
+      expect((tokens.authorize('Bearer readex', 'query', socket) as ApiError).getStatus()).toBe(401);
+      // another connection with the accepted header
+      expect((tokens.authorize('Bearer reader', 'query', {}) as TokenGrant).name).toBe('reader');
+      expect(find).toHaveBeenCalledTimes(5);
+    });
+
+    it('still checks the role on every request', () => {
+      const { tokens } = given();
+      const socket = {};
+      tokens.authorize('Bearer reader', 'query', socket);
+
+      expect((tokens.authorize('Bearer reader', 'admin', socket) as ApiError).getStatus()).toBe(403);
+    });
+
+    it('forgets every connection when the token set is reloaded (a revoked token stops at once)', () => {
+      const { live, tokens } = given();
+      const socket = {};
+      tokens.authorize('Bearer reader', 'query', socket);
+
+      // when the file is replaced by one without the reader
+      live.current = setOf('tokens: []\n');
+
+      expect((tokens.authorize('Bearer reader', 'query', socket) as ApiError).getStatus()).toBe(401);
+    });
   });
 
   it('builds the simple form alone from the options (decide + query; admin only)', () => {

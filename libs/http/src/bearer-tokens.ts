@@ -1,5 +1,6 @@
 import { type Access } from './access.decorator';
 import { ApiError } from './api-error';
+import { ConnectionGrants } from './connection-grants';
 import { type HttpOptions } from './http.options';
 import { ForbiddenError, OPEN_GRANT, type TokenGrant } from './token-grant';
 import { envTokenEntries, TokenSet } from './token-set';
@@ -19,6 +20,7 @@ import { type TokenSource } from './token.store';
  */
 export class BearerTokens {
   private readonly source: TokenSource;
+  private readonly connections = new ConnectionGrants();
 
   constructor(
     private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken' | 'tokensFile'>,
@@ -34,14 +36,32 @@ export class BearerTokens {
       };
   }
 
-  /** Header stage: the grant of the header's token when it may call a route needing `access`, else the 401/403. */
-  authorize(authorization: string | string[] | undefined, access: Access): TokenGrant | ApiError {
+  /**
+   * Header stage: the grant of the header's token when it may call a route needing `access`, else the
+   * 401/403. With `connection` (the request's socket), a header this connection already had accepted
+   * under the tokens in force is not hashed again (see `ConnectionGrants`).
+   */
+  authorize(
+    authorization: string | string[] | undefined,
+    access: Access,
+    connection?: object,
+  ): TokenGrant | ApiError {
     if (access === 'public' || this.options.auth === 'none') return OPEN_GRANT;
-    const presented = bearer(authorization);
-    if (presented === undefined)
-      return new ApiError(401, 'auth.missing', 'an Authorization: Bearer <token> header is required');
-    const grant = this.source.current.find(presented);
-    if (grant === undefined) return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
+    const header = Array.isArray(authorization) ? authorization[0] : authorization;
+    const set = this.source.current;
+    let grant =
+      connection !== undefined && header !== undefined
+        ? this.connections.recall(connection, header, set)
+        : undefined;
+    if (grant === undefined) {
+      const presented = bearer(header);
+      if (presented === undefined)
+        return new ApiError(401, 'auth.missing', 'an Authorization: Bearer <token> header is required');
+      grant = set.find(presented);
+      if (grant === undefined) return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
+      if (connection !== undefined && header !== undefined)
+        this.connections.remember(connection, header, set, grant);
+    }
     if (!grant.allows(access))
       return new ForbiddenError(`this call needs a token with the ${access} role`, grant.name);
     return grant;
@@ -54,7 +74,6 @@ export class BearerTokens {
   }
 }
 
-function bearer(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  return /^Bearer\s+(\S+)\s*$/i.exec(value ?? '')?.[1];
+function bearer(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 }

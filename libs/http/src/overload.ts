@@ -36,7 +36,8 @@ export function inflightLimiter(maxInflight: number): InflightLimiter {
       return;
     }
     inflight += 1;
-    reply.raw.once('close', leave);
+    // `on`, not `once`: a response closes once, and `once` would wrap `leave` anew for every request.
+    reply.raw.on('close', leave);
     done();
   };
   return { hook, inflight: () => inflight };
