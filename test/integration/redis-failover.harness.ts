@@ -158,6 +158,14 @@ export interface FailoverCost {
   readonly windowOpenMs: number;
   readonly windowClosedMs: number;
   readonly acknowledged: number;
+  /** Failed decisions by backend reason (`backend_unavailable` includes an open breaker). */
+  readonly causes: Readonly<Record<string, number>>;
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
 }
 
 export function failoverCost(
@@ -174,6 +182,7 @@ export function failoverCost(
     windowOpenMs: Math.round(lastFailure('open')),
     windowClosedMs: Math.round(lastFailure('closed')),
     acknowledged: after.filter(acknowledged).length,
+    causes: countBy(after.filter(failed), (s) => s.decision.degraded_cause ?? s.decision.reason ?? '?'),
   };
 }
 

@@ -178,6 +178,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
       `[failover] async replication: master ${port} killed; cluster failover ${failoverMs} ms; ` +
         `fail_open degraded ${cost.failedOpen} over ${cost.windowOpenMs} ms; ` +
         `fail_closed refused ${cost.failedClosed} over ${cost.windowClosedMs} ms; ` +
+        `causes ${JSON.stringify(cost.causes)}; ` +
         `${traffic.sent.filter(acknowledged).length} acknowledged of ${traffic.sent.length} decisions; ` +
         `lost acknowledged: ${lostIds.length} outbox entries, ${lostUnits} window units`,
     );
@@ -255,7 +256,8 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
         `[failover] durable round ${round}: master ${port} killed; cluster failover ${failoverMs} ms; ` +
           `replica back in sync after ${Math.round(rejoinedAt - killedAt)} ms; ` +
           `fail_open degraded ${cost.failedOpen} over ${cost.windowOpenMs} ms; ` +
-          `fail_closed refused ${cost.failedClosed} over ${cost.windowClosedMs} ms`,
+          `fail_closed refused ${cost.failedClosed} over ${cost.windowClosedMs} ms; ` +
+          `causes ${JSON.stringify(cost.causes)}`,
       );
     }
     await traffic.stop();
