@@ -40,6 +40,7 @@ export class LocalCluster {
     for (const port of this.ports) {
       if (port === except) continue;
       const node = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0 });
+      node.on('error', () => undefined); // a dead node: connect() rejects, the event need not print
       try {
         await node.connect();
         const ranges = (await node.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];

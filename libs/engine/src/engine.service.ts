@@ -108,7 +108,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
       const [[scriptError, reply], [waitError, acknowledged]] = (await pipeline.exec()) ?? [];
       const error = scriptError ?? waitError;
-      if (error) throw error;
+      if (error) throw this.followFailover(error);
       return { outcome: parseDecideReply(reply), acknowledged: Number(acknowledged) };
     }, this.options.backendTimeoutMs + wait.timeoutMs);
     if (!step.ok) return step;
@@ -197,7 +197,8 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
         const replies = (await pipeline.exec()) ?? [];
         if (wait === undefined) return { replies, acknowledged: 0 };
         const [waitError, acknowledged] = replies[plans.length];
-        if (waitError) throw waitError;
+        if (waitError) throw this.followFailover(waitError);
+        for (const [error] of replies) if (error) this.followFailover(error);
         return { replies: replies.slice(0, plans.length), acknowledged: Number(acknowledged) };
       },
       pipelineDeadlineMs(this.options.backendTimeoutMs, plans.length) + (wait?.timeoutMs ?? 0),
@@ -210,6 +211,19 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
         return this.report('backend_timeout');
       return { ok: true, value: outcome };
     });
+  }
+
+  /**
+   * Durable mode on Cluster: ioredis follows a moved slot (MOVED, a closed connection to a dead
+   * master) by itself for a single command, but not in a pipeline one of whose commands succeeded,
+   * and WAIT always succeeds. Without this its slot map would keep naming the dead master until its
+   * next periodic refresh, failing every durable decision of those slots meanwhile. ioredis merges
+   * concurrent refreshes into one.
+   */
+  private followFailover(error: Error): Error {
+    if (this.redis instanceof Cluster && classifyBackendError(error) === 'backend_unavailable')
+      this.redis.refreshSlotsCache();
+    return error;
   }
 
   /** Breaker admission, deadline, classification and breaker accounting around one Redis step. */
