@@ -140,7 +140,7 @@ export class Traffic {
 }
 
 /** Every decision id in every shard's outbox stream (allowed entries; no relay runs in these tests). */
-export async function outboxIds(cluster: Cluster, shards: number): Promise<Set<string>> {
+export async function outboxIds(cluster: Cluster | Redis, shards: number): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const keys of allShardKeys(shards)) {
     for (const [, fields] of await cluster.xrange(keys.outbox, '-', '+')) {
