@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { allShardKeys, type Decision, type DecisionService } from '@tally/engine';
+import { allShardKeys, type Decision, type DecisionService, type PolicyStateView } from '@tally/engine';
 import { Redis, type Cluster } from 'ioredis';
 
 const run = promisify(execFile);
@@ -136,6 +136,25 @@ export class Traffic {
       // loops would spin on microtasks and starve every timer and socket, the breaker's probe included.
       await new Promise((r) => setImmediate(r));
     }
+  }
+}
+
+/**
+ * A policy's state after a fault: the engine reconnects and its breaker closes on its own, and until
+ * then the peek is refused (`unavailable`), so it is asked again until `timeoutMs`.
+ */
+export async function stateAfterFault(
+  sut: DecisionService,
+  policy: string,
+  selectors: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<PolicyStateView> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const state = await sut.state(policy, selectors);
+    if (state.ok) return state.state;
+    if (performance.now() > deadline) throw new Error(`state of ${policy}: ${state.message}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

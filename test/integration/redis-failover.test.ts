@@ -26,6 +26,7 @@ import {
   failoverCost,
   outboxIds,
   replicaOf,
+  stateAfterFault,
   type Sent,
 } from './redis-failover.harness';
 
@@ -39,6 +40,13 @@ const connection = { mode: 'cluster' as const, nodes: PORTS.map((port) => ({ hos
 describe('Redis master failover on a 3 + 3 cluster', () => {
   let admin: Cluster;
   const engines: EngineService[] = [];
+  /** Every traffic started, stopped in afterAll too: a failed test must not leave its loops running. */
+  const traffics: Traffic[] = [];
+  const trafficOn = (sut: DecisionService): Traffic => {
+    const traffic = new Traffic(sut, [...victims, ...others], CONCURRENCY);
+    traffics.push(traffic);
+    return traffic;
+  };
   /** Tenants whose shard lives on the master that gets killed, and some that live elsewhere. */
   const victims: string[] = [];
   const others: string[] = [];
@@ -104,9 +112,8 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     let lostUnits = 0;
     for (const tenant of [...victims, ...others]) {
       for (const [i, mode] of (['open', 'closed'] as const).entries()) {
-        const state = await sut.state(names[i], { tenant, principal: tenant });
-        if (!state.ok) throw new Error(`state of ${tenant}: ${state.message}`);
-        const used = LIMIT - state.state.windows[0].remaining;
+        const state = await stateAfterFault(sut, names[i], { tenant, principal: tenant });
+        const used = LIMIT - state.windows[0].remaining;
         const answered = acked.filter((s) => s.tenant === tenant && s.mode === mode).length;
         lostUnits += Math.max(0, answered - used);
       }
@@ -150,6 +157,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
   }, 180_000);
 
   afterAll(async () => {
+    await Promise.all(traffics.map((t) => t.stop()));
     await Promise.all(engines.map((e) => e.onModuleDestroy()));
     await admin?.quit().catch(() => admin.disconnect());
     await local.down();
@@ -158,7 +166,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
   it('async replication: a master killed at load fails over; what it cost and lost is measured', async () => {
     const { sut, names } = await build();
     // given: traffic on every master, and the victim master has answered a good share of it
-    const traffic = new Traffic(sut, [...victims, ...others], CONCURRENCY);
+    const traffic = trafficOn(sut);
     await traffic.until(
       '200 decisions acknowledged on the victim master',
       () => ackedOnVictimsSince(traffic, 0) >= 200,
@@ -229,7 +237,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
 
   it('durable mode: 3 master failovers at load lose 0 acknowledged decisions', async () => {
     const { sut, names } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
-    const traffic = new Traffic(sut, [...victims, ...others], CONCURRENCY);
+    const traffic = trafficOn(sut);
     let since = 0;
     for (let round = 1; round <= 3; round++) {
       // given: the victim master (a different node each round) is answering with its replica in sync

@@ -106,7 +106,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));
       pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-      const [[scriptError, reply], [waitError, acknowledged]] = (await pipeline.exec()) ?? [];
+      const [[scriptError, reply], [waitError, acknowledged]] = (await this.execFollowing(pipeline)) ?? [];
       const error = scriptError ?? waitError;
       if (error) throw this.followFailover(error);
       return { outcome: parseDecideReply(reply), acknowledged: Number(acknowledged) };
@@ -193,9 +193,9 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       async () => {
         const pipeline = this.redis.pipeline();
         for (const plan of plans) callDecide(pipeline, this.args(plan));
-        if (wait !== undefined) pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-        const replies = (await pipeline.exec()) ?? [];
-        if (wait === undefined) return { replies, acknowledged: 0 };
+        if (wait === undefined) return { replies: (await pipeline.exec()) ?? [], acknowledged: 0 };
+        pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+        const replies = (await this.execFollowing(pipeline)) ?? [];
         const [waitError, acknowledged] = replies[plans.length];
         if (waitError) throw this.followFailover(waitError);
         for (const [error] of replies) if (error) this.followFailover(error);
@@ -218,8 +218,17 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
    * master) by itself for a single command, but not in a pipeline one of whose commands succeeded,
    * and WAIT always succeeds. Without this its slot map would keep naming the dead master until its
    * next periodic refresh, failing every durable decision of those slots meanwhile. ioredis merges
-   * concurrent refreshes into one.
+   * concurrent refreshes into one. `execFollowing` runs a durable pipeline with it, whether exec
+   * rejects as a whole or answers an error per command.
    */
+  private async execFollowing(pipeline: ReturnType<RedisClient['pipeline']>) {
+    try {
+      return await pipeline.exec();
+    } catch (error) {
+      throw error instanceof Error ? this.followFailover(error) : error;
+    }
+  }
+
   private followFailover(error: Error): Error {
     if (this.redis instanceof Cluster && classifyBackendError(error) === 'backend_unavailable')
       this.redis.refreshSlotsCache();
