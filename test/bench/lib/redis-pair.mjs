@@ -1,10 +1,27 @@
 // A private master + replica pair of redis-servers (no persistence), started and stopped here by pid:
 // the topology durable mode needs (WAIT 1 is answered by the replica).
-import { hotPathRedis } from './built.mjs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { hotPathRedis, ROOT } from './built.mjs';
 import { startProcess, waitFor } from './processes.mjs';
 
 function startServer(name, port, extra) {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra];
+  // A replica's full sync writes the received RDB to its dir: keep it out of the working tree.
+  const dir = join(ROOT, '.local/bench/redis-pair', String(port));
+  mkdirSync(dir, { recursive: true });
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    ...extra,
+  ];
   return startProcess(name, 'redis-server', args);
 }
 
