@@ -2,8 +2,9 @@
 //   hot-path  test/bench/hot-path.bench.mjs (decision API vs its raw ceilings, shared or private Redis)
 //   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
 //   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
-// `npm run bench` runs all three in that order; `npm run bench -- replay` (or any of the names) runs
-// the ones named.
+//   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
+// `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
+// names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
 
@@ -16,7 +17,10 @@ const BENCHES = {
   'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
+  durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
 };
+/** Run only when named: a topology of its own (a replica), a question of its own (a setting's cost). */
+const ON_REQUEST = new Set(['durable']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));
@@ -31,7 +35,8 @@ if (!args.includes('--no-build')) {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 }
 try {
-  for (const name of named.length > 0 ? named : Object.keys(BENCHES)) await BENCHES[name]();
+  const defaults = Object.keys(BENCHES).filter((name) => !ON_REQUEST.has(name));
+  for (const name of named.length > 0 ? named : defaults) await BENCHES[name]();
   process.exit(0);
 } catch (error) {
   process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

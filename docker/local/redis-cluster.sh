@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# A throwaway three-master Redis Cluster on loopback, for tests of the hash-tag layout on Cluster.
+# A throwaway Redis Cluster on loopback: three masters (default), or three masters with one replica
+# each (REDIS_CLUSTER_REPLICAS=1, six ports), for tests of the hash-tag layout and of failover.
 #
-#   redis-cluster.sh up   <dir> <port1> <port2> <port3>   start, create the cluster, wait for cluster_state:ok
-#   redis-cluster.sh down <dir>                           stop what `up` started there, by recorded pid
+#   redis-cluster.sh up    <dir> <port1> … <port3|port6>  start, create the cluster, wait for cluster_state:ok
+#                                                         (and, with replicas, for every replica in sync)
+#   redis-cluster.sh down  <dir>                          stop what `up` started there, by recorded pid
+#   redis-cluster.sh kill  <dir> <port>                   SIGKILL one node by its recorded pid (a crash)
+#   redis-cluster.sh start <dir> <port>                   restart a killed node with its nodes.conf; it
+#                                                         rejoins and the script waits until it is a
+#                                                         replica in sync (master_link_status:up)
+#
+# Settings (environment):
+#   REDIS_CLUSTER_REPLICAS=0|1          replicas per master (0: 3 ports; 1: 6 ports, 3 masters + 3 replicas)
+#   REDIS_CLUSTER_NODE_TIMEOUT_MS=5000  cluster-node-timeout: how long a silent master lasts before its
+#                                       replica is promoted (failover tests use 1000–2000)
 #
 # Data, configs, logs and pids live in <dir> (one sub-folder per port). Nothing is persisted: every
-# `up` that has to start a node starts it empty, so `--cluster create` always sees fresh nodes.
+# `up` that has to start a node starts it empty, so `--cluster create` always sees fresh nodes; a
+# `start` after `kill` starts the node empty too, so it can only come back as a replica (full sync).
 set -euo pipefail
 
 now_ms() { date +%s%3N; }
@@ -40,6 +52,17 @@ cli() { timeout 5 redis-cli -h 127.0.0.1 -p "$1" "${@:2}"; }
 
 cluster_ok() { cli "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
+REPLICAS="${REDIS_CLUSTER_REPLICAS:-0}"
+NODE_TIMEOUT_MS="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-5000}"
+
+# A node that is a replica whose link to its master is up (it has the master's data and follows it).
+replica_in_sync() {
+  local info
+  info="$(cli "$1" info replication 2>/dev/null)" || return 1
+  grep -q '^role:slave' <<<"$info" && grep -q '^master_link_status:up' <<<"$info"
+}
+
+# start_node <dir> <port> [keep]: `keep` restarts a killed node with its nodes.conf (it rejoins).
 start_node() {
   local dir="$1" port="$2" node="$1/$2" pid
   if pid="$(our_pid "$dir/$port.pid")"; then
@@ -49,7 +72,11 @@ start_node() {
   if cli "$port" ping >/dev/null 2>&1; then
     fail "port $port already answers PING and is not ours; pick other ports"
   fi
-  rm -rf "$node"
+  if [ "${3:-}" = keep ]; then
+    [ -f "$node/nodes.conf" ] || fail "node $port: no $node/nodes.conf to rejoin with (was it ever up?)"
+  else
+    rm -rf "$node"
+  fi
   mkdir -p "$node"
   cat >"$node/redis.conf" <<EOF
 bind 127.0.0.1
@@ -60,7 +87,7 @@ dir $node
 logfile $node/redis.log
 cluster-enabled yes
 cluster-config-file $node/nodes.conf
-cluster-node-timeout 5000
+cluster-node-timeout $NODE_TIMEOUT_MS
 save ""
 appendonly no
 EOF
@@ -77,7 +104,11 @@ EOF
 }
 
 cmd_up() {
-  [ $# -eq 4 ] || fail "usage: redis-cluster.sh up <dir> <port1> <port2> <port3>"
+  case "$REPLICAS" in
+    0) [ $# -eq 4 ] || fail "usage: redis-cluster.sh up <dir> <port1> <port2> <port3>" ;;
+    1) [ $# -eq 7 ] || fail "usage: REDIS_CLUSTER_REPLICAS=1 redis-cluster.sh up <dir> <port1> … <port6>" ;;
+    *) fail "REDIS_CLUSTER_REPLICAS must be 0 or 1, not $REPLICAS" ;;
+  esac
   local dir="$1" t0 port
   shift
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
@@ -89,11 +120,12 @@ cmd_up() {
   for port in "$@"; do start_node "$dir" "$port"; done
   if cluster_ok "$1"; then
     say "cluster already ok on $*"
+    wait_replicas_in_sync "$@"
     return 0
   fi
   local nodes=()
   for port in "$@"; do nodes+=("127.0.0.1:$port"); done
-  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$dir/create.log" 2>&1; then
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$REPLICAS" --cluster-yes >"$dir/create.log" 2>&1; then
     tail -n 20 "$dir/create.log" >&2
     fail "redis-cli --cluster create failed (log: $dir/create.log)"
   fi
@@ -104,10 +136,72 @@ cmd_up() {
       sleep 0.1
     done
   done
+  wait_replicas_in_sync "$@"
   say "cluster ok on $* in $(since "$t0") ms: REDIS_URL=redis+cluster://$(
     IFS=,
     echo "${nodes[*]}"
   )"
+}
+
+# With replicas: every master has its replica, and every replica's link is up (the initial full
+# sync is done), so a failover right after `up` has a replica with the data to promote.
+wait_replicas_in_sync() {
+  [ "$REPLICAS" = 1 ] || return 0
+  local deadline=$(($(now_ms) + 60000)) port synced
+  while :; do
+    synced=0
+    for port in "$@"; do if replica_in_sync "$port"; then synced=$((synced + 1)); fi; done
+    [ "$synced" -lt $(($# / 2)) ] || break
+    [ "$(now_ms)" -lt "$deadline" ] || fail "only $synced of $(($# / 2)) replicas in sync within 60 s"
+    sleep 0.1
+  done
+  say "$synced replicas in sync"
+}
+
+cmd_kill() {
+  [ $# -eq 2 ] || fail "usage: redis-cluster.sh kill <dir> <port>"
+  local dir="$1" port="$2" pid
+  pid="$(our_pid "$dir/$port.pid")" || fail "node $port: no running node of ours in $dir"
+  kill -KILL "$pid"
+  while alive "$pid"; do sleep 0.01; done
+  rm -f "$dir/$port.pid"
+  say "node $port: killed pid $pid (SIGKILL)"
+}
+
+# A killed master must not come back before its replica took its slots over: it would restart
+# empty, still master by its nodes.conf, and its replica would sync the empty data set from it.
+wait_failed_over() {
+  local dir="$1" port="$2" id file other deadline
+  id="$(awk '/myself/ { print $1 }' "$dir/$port/nodes.conf")"
+  grep -q "myself,master.* [0-9]" "$dir/$port/nodes.conf" || return 0
+  deadline=$(($(now_ms) + 60000))
+  while :; do
+    for file in "$dir"/*.pid; do
+      [ -e "$file" ] || continue
+      other="$(basename "$file" .pid)"
+      [ "$other" != "$port" ] || continue
+      if cli "$other" cluster nodes 2>/dev/null | grep -Eq "^$id [^ ]+ master,fail - [0-9]+ [0-9]+ [0-9]+ (dis)?connected$"; then
+        return 0
+      fi
+    done
+    [ "$(now_ms)" -lt "$deadline" ] || fail "node $port: its slots were not failed over within 60 s"
+    sleep 0.05
+  done
+}
+
+cmd_start() {
+  [ $# -eq 2 ] || fail "usage: redis-cluster.sh start <dir> <port>"
+  local dir="$1" port="$2" t0 deadline
+  dir="$(cd "$dir" && pwd)"
+  t0=$(now_ms)
+  wait_failed_over "$dir" "$port"
+  start_node "$dir" "$port" keep
+  deadline=$(($(now_ms) + 60000))
+  until replica_in_sync "$port" && cluster_ok "$port"; do
+    [ "$(now_ms)" -lt "$deadline" ] || fail "node $port: not a replica in sync within 60 s (log: $dir/$port/redis.log)"
+    sleep 0.05
+  done
+  say "node $port: rejoined as a replica in sync in $(since "$t0") ms"
 }
 
 cmd_down() {
@@ -132,8 +226,10 @@ cmd_down() {
 case "${1:-}" in
   up) cmd_up "${@:2}" ;;
   down) cmd_down "${@:2}" ;;
+  kill) cmd_kill "${@:2}" ;;
+  start) cmd_start "${@:2}" ;;
   *)
-    sed -n '2,5p' "$0"
+    sed -n '2,18p' "$0"
     exit 2
     ;;
 esac

@@ -31,6 +31,9 @@ export class DecisionApiModule {
             idempotencyTtlMs: config.idempotencyTtlMs,
             tokenSecret: config.tokenSecret,
             maxCost: config.maxCost,
+            ...(config.redisWaitReplicas > 0 && {
+              replicaWait: { replicas: config.redisWaitReplicas, timeoutMs: config.redisWaitTimeoutMs },
+            }),
           },
           policySource: PolicyStore,
           observer: DecisionMetrics,

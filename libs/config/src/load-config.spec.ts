@@ -40,6 +40,8 @@ describe(loadConfig.name, () => {
       tokenSecret: 'hmac-secret-00000001',
       shards: 64,
       backendTimeoutMs: 100,
+      redisWaitReplicas: 0,
+      redisWaitTimeoutMs: 100,
       maxCost: 1_000_000,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,
@@ -274,6 +276,14 @@ describe(loadConfig.name, () => {
       case: 'a negative timeout',
       env: { ...SECRETS, TALLY_BACKEND_TIMEOUT_MS: '-5' },
       errors: ['TALLY_BACKEND_TIMEOUT_MS: must be an integer between 1 and 60000 (got "-5")'],
+    },
+    {
+      case: 'durable mode out of range (WAIT 0 would wait forever)',
+      env: { ...SECRETS, TALLY_REDIS_WAIT_REPLICAS: '17', TALLY_REDIS_WAIT_TIMEOUT_MS: '0' },
+      errors: [
+        'TALLY_REDIS_WAIT_REPLICAS: must be an integer between 0 and 16 (got "17")',
+        'TALLY_REDIS_WAIT_TIMEOUT_MS: must be an integer between 1 and 60000 (got "0")',
+      ],
     },
     {
       case: 'durations without a unit or with an unknown unit',

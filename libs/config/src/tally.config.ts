@@ -191,6 +191,19 @@ export class TallyConfig {
   readonly backendTimeoutMs!: number;
 
   /**
+   * Durable mode: replicas that must acknowledge an allowed decision's writes before it is answered
+   * (`WAIT`, pipelined with the script); fewer in time is a `backend_timeout`. 0 = off (async replication).
+   */
+  @Env('TALLY_REDIS_WAIT_REPLICAS', { kind: 'int', default: '0' })
+  @IntIn(0, 16)
+  readonly redisWaitReplicas!: number;
+
+  /** Durable mode: how long Redis waits for those replicas (WAIT's timeout), on top of the step deadline. */
+  @Env('TALLY_REDIS_WAIT_TIMEOUT_MS', { kind: 'int', default: '100' })
+  @IntIn(1, 60_000)
+  readonly redisWaitTimeoutMs!: number;
+
+  /**
    * The largest cost one decision may ask for, matched by a policy or not: above it 413
    * `cost.too_large`, nothing consumed (a policy's `max_cost` can only lower it). A million units is
    * a bulk charge for any unit a quota engine counts (requests, tokens, bytes in KiB), and it keeps

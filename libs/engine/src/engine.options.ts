@@ -2,6 +2,7 @@ import type { PolicySet } from '@tally/policy';
 import type { BreakerOptions } from './circuit-breaker';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { RedisConnection } from '@tally/redis';
+import type { ReplicaWait } from './replica-wait';
 
 /**
  * The default global cost ceiling (`TALLY_MAX_COST`'s default): see `EngineOptions.maxCost`. Engines
@@ -26,6 +27,11 @@ export interface EngineOptions {
    * nothing consumed); policies' `max_cost` and limits can only lower it. Default `DEFAULT_MAX_COST`.
    */
   readonly maxCost?: number;
+  /**
+   * TALLY_REDIS_WAIT_REPLICAS / TALLY_REDIS_WAIT_TIMEOUT_MS: durable mode, an allowed decision is
+   * answered only once replicas acknowledged its writes (`ReplicaWait`). Absent: off, one EVALSHA.
+   */
+  readonly replicaWait?: ReplicaWait;
   /** Circuit breaker; defaults to 5 consecutive failures, 1 s open. */
   readonly breaker?: BreakerOptions;
   /** Wall clock (ms) of the breaker and of degraded decisions' times; defaults to Date.now. */

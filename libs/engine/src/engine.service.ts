@@ -17,6 +17,7 @@ import type { DegradedEntry } from './degraded-entry';
 import type { BackendFailure } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
 import type { EngineOptions } from './engine.options';
+import { fallsShort, type ReplicaWait } from './replica-wait';
 
 export type StepResult<T> = { ok: true; value: T } | { ok: false; failure: BackendFailure };
 
@@ -86,11 +87,35 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     this.closeTasks.push(task);
   }
 
-  /** One decision, one script, one round trip. */
+  /** One decision, one script, one round trip (durable mode: the script and a WAIT, pipelined). */
   run(plan: DecisionPlan): Promise<StepResult<ScriptOutcome>> {
+    if (this.options.replicaWait !== undefined) return this.runDurable(plan, this.options.replicaWait);
     return this.step(async () =>
       parseDecideReply(await callDecide<Promise<unknown>>(this.redis, this.args(plan))),
     );
+  }
+
+  /**
+   * The script and `WAIT` in one pipeline: one round trip, and on Cluster one node (the pipeline goes
+   * to the script's slot; WAIT has no key and follows it), so WAIT counts the replicas of the master
+   * that ran the script. The step's deadline grows by WAIT's timeout, so a slow replica is told from
+   * a slow master: the first answers `fallsShort`, the second `backend_timeout` as ever.
+   */
+  private async runDurable(plan: DecisionPlan, wait: ReplicaWait): Promise<StepResult<ScriptOutcome>> {
+    const step = await this.step(async () => {
+      const pipeline = this.redis.pipeline();
+      callDecide(pipeline, this.args(plan));
+      pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+      const [[scriptError, reply], [waitError, acknowledged]] = (await this.execFollowing(pipeline)) ?? [];
+      const error = scriptError ?? waitError;
+      if (error) throw this.followFailover(error);
+      return { outcome: parseDecideReply(reply), acknowledged: Number(acknowledged) };
+    }, this.options.backendTimeoutMs + wait.timeoutMs);
+    if (!step.ok) return step;
+    const { outcome, acknowledged } = step.value;
+    return fallsShort(outcome, acknowledged, wait)
+      ? this.report('backend_timeout')
+      : { ok: true, value: outcome };
   }
 
   /**
@@ -161,24 +186,53 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     return decideArgs(plan, this.options.idempotencyTtlMs, this.options.scriptNow?.());
   }
 
+  /** Durable mode: one WAIT after the batch's scripts covers them all (see `runDurable`). */
   private async runPipeline(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
+    const wait = this.options.replicaWait;
     const step = await this.step(
       async () => {
         const pipeline = this.redis.pipeline();
         for (const plan of plans) callDecide(pipeline, this.args(plan));
-        return (await pipeline.exec()) ?? [];
+        if (wait === undefined) return { replies: (await pipeline.exec()) ?? [], acknowledged: 0 };
+        pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+        const replies = (await this.execFollowing(pipeline)) ?? [];
+        const [waitError, acknowledged] = replies[plans.length];
+        if (waitError) throw this.followFailover(waitError);
+        for (const [error] of replies) if (error) this.followFailover(error);
+        return { replies: replies.slice(0, plans.length), acknowledged: Number(acknowledged) };
       },
-      pipelineDeadlineMs(this.options.backendTimeoutMs, plans.length),
+      pipelineDeadlineMs(this.options.backendTimeoutMs, plans.length) + (wait?.timeoutMs ?? 0),
     );
     if (!step.ok) return plans.map(() => step);
-    return step.value.map(([error, reply]): StepResult<ScriptOutcome> => {
-      if (error) {
-        const failure = classifyBackendError(error);
-        this.observer?.onBackendError?.(failure);
-        return { ok: false, failure };
-      }
-      return { ok: true, value: parseDecideReply(reply) };
+    return step.value.replies.map(([error, reply]): StepResult<ScriptOutcome> => {
+      if (error) return this.report(classifyBackendError(error));
+      const outcome = parseDecideReply(reply);
+      if (wait !== undefined && fallsShort(outcome, step.value.acknowledged, wait))
+        return this.report('backend_timeout');
+      return { ok: true, value: outcome };
     });
+  }
+
+  /**
+   * Durable mode on Cluster: ioredis follows a moved slot (MOVED, a closed connection to a dead
+   * master) by itself for a single command, but not in a pipeline one of whose commands succeeded,
+   * and WAIT always succeeds. Without this its slot map would keep naming the dead master until its
+   * next periodic refresh, failing every durable decision of those slots meanwhile. ioredis merges
+   * concurrent refreshes into one. `execFollowing` runs a durable pipeline with it, whether exec
+   * rejects as a whole or answers an error per command.
+   */
+  private async execFollowing(pipeline: ReturnType<RedisClient['pipeline']>) {
+    try {
+      return await pipeline.exec();
+    } catch (error) {
+      throw error instanceof Error ? this.followFailover(error) : error;
+    }
+  }
+
+  private followFailover(error: Error): Error {
+    if (this.redis instanceof Cluster && classifyBackendError(error) === 'backend_unavailable')
+      this.redis.refreshSlotsCache();
+    return error;
   }
 
   /** Breaker admission, deadline, classification and breaker accounting around one Redis step. */

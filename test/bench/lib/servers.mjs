@@ -64,7 +64,8 @@ export async function startCeiling(store, settings, log) {
   return { decisionsUrl, stop: () => child.stop() };
 }
 
-export async function startApi(store, settings, outDir, log) {
+/** `extraEnv`: settings of this API only (e.g. durable mode), on top of the bench's. */
+export async function startApi(store, settings, outDir, log, extraEnv = {}) {
   const port = await freePort();
   const policies = join(outDir, 'policies.yaml');
   writeFileSync(policies, benchPolicyYaml());
@@ -87,6 +88,7 @@ export async function startApi(store, settings, outDir, log) {
     ...(process.env.BENCH_BACKEND_TIMEOUT_MS
       ? { TALLY_BACKEND_TIMEOUT_MS: process.env.BENCH_BACKEND_TIMEOUT_MS }
       : {}),
+    ...extraEnv,
   };
   const child = await startServer('decision-api', [...nodeArgs, API_MAIN], env, port, log);
   const base = `http://127.0.0.1:${port}/v1`;

@@ -1,0 +1,283 @@
+/**
+ * Redis master failover under traffic, on a real local Redis Cluster of 3 masters + 3 replicas
+ * (docker/local/redis-cluster.sh, cluster-node-timeout 1 s), which this file starts, crashes
+ * (SIGKILL by recorded pid) and stops itself. Real: the cluster, the engine, decide.lua. No relay:
+ * an allowed decision's outbox entry in Redis is what the ledger would publish, so "lost" means an
+ * allowed decision answered from Redis whose outbox entry is gone after the failover.
+ *
+ * Prints what each failover cost (docs/scaling.md quotes these lines): how long and how many
+ * decisions on the killed master's tenants failed per fail mode, and how many acknowledged decisions
+ * were lost. Asserted: with async replication, nothing lost on masters that did not fail; in durable
+ * mode (WAIT 1 replica), 0 lost across 3 failovers, exactly.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DecisionService, EngineService, shardOf, type EngineOptions } from '@tally/engine';
+import type { PolicySet } from '@tally/policy';
+import { createRedisClient } from '@tally/redis';
+import { testPolicy, uniqueName } from '@tally/testing';
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  LocalCluster,
+  Traffic,
+  acknowledged,
+  failoverCost,
+  outboxIds,
+  replicaOf,
+  stateAfterFault,
+  type Sent,
+} from './redis-failover.harness';
+
+const PORTS = [7261, 7262, 7263, 7264, 7265, 7266];
+const SHARDS = 64;
+const LIMIT = 1_000_000_000;
+const CONCURRENCY = 32;
+const local = new LocalCluster(mkdtempSync(join(tmpdir(), 'tally-failover-')), PORTS, 1_000);
+const connection = { mode: 'cluster' as const, nodes: PORTS.map((port) => ({ host: '127.0.0.1', port })) };
+
+describe('Redis master failover on a 3 + 3 cluster', () => {
+  let admin: Cluster;
+  const engines: EngineService[] = [];
+  /** Every traffic started, stopped in afterAll too: a failed test must not leave its loops running. */
+  const traffics: Traffic[] = [];
+  const trafficOn = (sut: DecisionService): Traffic => {
+    const traffic = new Traffic(sut, [...victims, ...others], CONCURRENCY);
+    traffics.push(traffic);
+    return traffic;
+  };
+  /** Tenants whose shard lives on the master that gets killed, and some that live elsewhere. */
+  const victims: string[] = [];
+  const others: string[] = [];
+  let victimSlot = -1;
+
+  const slotOf = async (tenant: string): Promise<number> =>
+    (await admin.call('CLUSTER', 'KEYSLOT', `{s${shardOf(tenant, SHARDS)}}`)) as number;
+
+  /** A fresh pair of policies (fail_open on `fm=open`, fail_closed on `fm=closed`) on one engine. */
+  async function build(
+    over: Partial<EngineOptions> = {},
+  ): Promise<{ sut: DecisionService; names: string[] }> {
+    const names = [uniqueName('fo'), uniqueName('fc')];
+    const windows = [
+      {
+        name: 'month',
+        role: 'sustained' as const,
+        algorithm: 'calendar_month' as const,
+        limit: LIMIT,
+        periodMs: 31 * 86_400_000,
+      },
+    ];
+    const set: PolicySet = {
+      version: uniqueName('v'),
+      policies: [
+        testPolicy(names[0], {
+          key: ['tenant'],
+          windows,
+          match: { fm: ['open'] },
+          onBackendFailure: 'fail_open',
+        }),
+        testPolicy(names[1], {
+          key: ['tenant'],
+          windows,
+          match: { fm: ['closed'] },
+          onBackendFailure: 'fail_closed',
+        }),
+      ],
+      loadedAt: 0,
+    };
+    const options: EngineOptions = {
+      redis: connection,
+      shards: SHARDS,
+      backendTimeoutMs: 500,
+      idempotencyTtlMs: 60_000,
+      tokenSecret: 'failover-secret-0123456789',
+      ...over,
+    };
+    const engine = new EngineService(createRedisClient(connection, 'hot-path'), options);
+    await engine.onModuleInit();
+    engines.push(engine);
+    return { sut: new DecisionService(engine, { current: set }, options), names };
+  }
+
+  /** Acknowledged decisions missing from the outbox, and window units short of them. */
+  async function losses(
+    sut: DecisionService,
+    names: string[],
+    sent: readonly Sent[],
+  ): Promise<{ lostIds: Sent[]; lostUnits: number }> {
+    const ids = await outboxIds(admin, SHARDS);
+    const acked = sent.filter(acknowledged);
+    let lostUnits = 0;
+    for (const tenant of [...victims, ...others]) {
+      for (const [i, mode] of (['open', 'closed'] as const).entries()) {
+        const state = await stateAfterFault(sut, names[i], { tenant, principal: tenant });
+        const used = LIMIT - state.windows[0].remaining;
+        const answered = acked.filter((s) => s.tenant === tenant && s.mode === mode).length;
+        lostUnits += Math.max(0, answered - used);
+      }
+    }
+    return { lostIds: acked.filter((s) => !ids.has(s.decision.decision_id)), lostUnits };
+  }
+
+  /** Kills the master of the victims' slots and resolves when a live node names another master. */
+  async function killMaster(
+    traffic: Traffic,
+  ): Promise<{ port: number; killedAt: number; failoverMs: number }> {
+    const port = await local.masterOf(victimSlot);
+    const killedAt = traffic.now();
+    await local.kill(port);
+    let promoted = port;
+    while (promoted === port) {
+      promoted = await local.masterOf(victimSlot, port);
+      if (traffic.now() - killedAt > 60_000) throw new Error('no failover within 60 s');
+      if (promoted === port) await new Promise((r) => setTimeout(r, 20));
+    }
+    return { port, killedAt, failoverMs: Math.round(traffic.now() - killedAt) };
+  }
+
+  const ackedOnVictimsSince = (traffic: Traffic, since: number): number =>
+    traffic.sent.filter((s) => acknowledged(s) && s.startedAt > since && victims.includes(s.tenant)).length;
+
+  beforeAll(async () => {
+    await local.up();
+    admin = createRedisClient(connection, 'command') as Cluster;
+    admin.on('error', () => undefined); // a killed node's reconnects; the reads below fail loudly
+    const firstMaster = new Map<number, number>();
+    while (victims.length < 8 || others.length < 4) {
+      const tenant = uniqueName('t');
+      const slot = await slotOf(tenant);
+      if (victimSlot < 0) victimSlot = slot;
+      const master = firstMaster.get(slot) ?? (await local.masterOf(slot));
+      firstMaster.set(slot, master);
+      const group = master === (await local.masterOf(victimSlot)) ? victims : others;
+      if (group.length < (group === victims ? 8 : 4)) group.push(tenant);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(traffics.map((t) => t.stop()));
+    await Promise.all(engines.map((e) => e.onModuleDestroy()));
+    await admin?.quit().catch(() => admin.disconnect());
+    await local.down();
+  });
+
+  it('async replication: a master killed at load fails over; what it cost and lost is measured', async () => {
+    const { sut, names } = await build();
+    // given: traffic on every master, and the victim master has answered a good share of it
+    const traffic = trafficOn(sut);
+    await traffic.until(
+      '200 decisions acknowledged on the victim master',
+      () => ackedOnVictimsSince(traffic, 0) >= 200,
+    );
+
+    // when: its master dies (SIGKILL) mid-traffic
+    const { port, killedAt, failoverMs } = await killMaster(traffic);
+    await traffic.until(
+      '100 decisions acknowledged by the promoted replica',
+      () => ackedOnVictimsSince(traffic, killedAt) >= 100,
+    );
+    await traffic.stop();
+
+    // then: the replica took over; decisions on the other masters lost nothing (their master never failed)
+    const cost = failoverCost(traffic.sent, new Set(victims), killedAt);
+    const { lostIds, lostUnits } = await losses(sut, names, traffic.sent);
+    console.log(
+      `[failover] async replication: master ${port} killed; cluster failover ${failoverMs} ms; ` +
+        `fail_open degraded ${cost.failedOpen} over ${cost.windowOpenMs} ms; ` +
+        `fail_closed refused ${cost.failedClosed} over ${cost.windowClosedMs} ms; ` +
+        `causes ${JSON.stringify(cost.causes)}; ` +
+        `${traffic.sent.filter(acknowledged).length} acknowledged of ${traffic.sent.length} decisions; ` +
+        `lost acknowledged: ${lostIds.length} outbox entries, ${lostUnits} window units`,
+    );
+    expect(await local.masterOf(victimSlot)).not.toBe(port);
+    expect(lostIds.filter((s) => others.includes(s.tenant))).toEqual([]);
+    expect(cost.acknowledged).toBeGreaterThanOrEqual(100);
+
+    await local.start(port);
+  }, 180_000);
+
+  it('durable mode: an allowed decision no replica acknowledged is a backend_timeout, and stays on the master', async () => {
+    const { sut } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
+    const tenant = victims[0];
+    const ask = (mode: 'open' | 'closed') =>
+      sut.decide({ selectors: { tenant, principal: tenant }, attributes: { fm: mode }, cost: 1 });
+    expect(await ask('open')).toMatchObject({ kind: 'allowed', degraded: false });
+
+    // given: the victim master's only replica is dead
+    const replica = await replicaOf(await local.masterOf(victimSlot));
+    await local.kill(replica);
+
+    // when: decisions are allowed by the script but WAIT counts 0 replicas
+    const open = await ask('open');
+    const closed = await ask('closed');
+    const batch = await sut.decideBatch(
+      (['open', 'closed'] as const).map((fm) => ({
+        selectors: { tenant, principal: tenant },
+        attributes: { fm },
+        cost: 1,
+      })),
+    );
+
+    // then: each policy's fail mode applies, as for a timeout: the write is on the master nonetheless
+    expect(open).toMatchObject({ kind: 'allowed', degraded: true, degraded_cause: 'backend_timeout' });
+    expect(closed).toMatchObject({ kind: 'unavailable', reason: 'backend_timeout' });
+    expect(batch.map((d) => [d.kind, d.degraded, d.reason])).toEqual([
+      ['allowed', true, null],
+      ['unavailable', false, 'backend_timeout'],
+    ]);
+    const ids = await outboxIds(admin, SHARDS);
+    expect([ids.has(open.decision_id), ids.has(closed.decision_id)]).toEqual([true, true]);
+
+    // and: once the replica is back in sync, decisions are acknowledged again
+    await local.start(replica);
+    expect(await ask('closed')).toMatchObject({ kind: 'allowed', degraded: false });
+  }, 180_000);
+
+  it('durable mode: 3 master failovers at load lose 0 acknowledged decisions', async () => {
+    const { sut, names } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
+    const traffic = trafficOn(sut);
+    let since = 0;
+    for (let round = 1; round <= 3; round++) {
+      // given: the victim master (a different node each round) is answering with its replica in sync
+      await traffic.until(
+        `round ${round}: 100 decisions acknowledged on the victim master`,
+        () => ackedOnVictimsSince(traffic, since) >= 100,
+      );
+
+      // when: it dies; its replica takes over, alone until the dead node rejoins as its replica
+      const { port, killedAt, failoverMs } = await killMaster(traffic);
+      await local.start(port);
+      const rejoinedAt = traffic.now();
+      await traffic.until(
+        `round ${round}: 50 decisions acknowledged after the rejoin`,
+        () => ackedOnVictimsSince(traffic, rejoinedAt) >= 50,
+      );
+      since = traffic.now();
+
+      const cost = failoverCost(
+        traffic.sent.filter((s) => s.startedAt < rejoinedAt),
+        new Set(victims),
+        killedAt,
+      );
+      console.log(
+        `[failover] durable round ${round}: master ${port} killed; cluster failover ${failoverMs} ms; ` +
+          `replica back in sync after ${Math.round(rejoinedAt - killedAt)} ms; ` +
+          `fail_open degraded ${cost.failedOpen} over ${cost.windowOpenMs} ms; ` +
+          `fail_closed refused ${cost.failedClosed} over ${cost.windowClosedMs} ms; ` +
+          `causes ${JSON.stringify(cost.causes)}`,
+      );
+    }
+    await traffic.stop();
+
+    // then: every decision answered allowed from Redis is in the outbox and in its window counter
+    const { lostIds, lostUnits } = await losses(sut, names, traffic.sent);
+    console.log(
+      `[failover] durable: ${traffic.sent.filter(acknowledged).length} acknowledged of ${traffic.sent.length} ` +
+        `decisions over 3 failovers; lost acknowledged: ${lostIds.length} outbox entries, ${lostUnits} window units`,
+    );
+    expect(lostIds).toEqual([]);
+    expect(lostUnits).toBe(0);
+  }, 180_000);
+});
