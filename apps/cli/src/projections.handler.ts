@@ -37,8 +37,8 @@ export async function projectionsList(_args: ParsedArgs, ctx: CliContext): Promi
     rows.length === 0
       ? 'no projection namespaces'
       : table(
-          ['NAMESPACE', 'ACTIVE', 'EVENTS', 'UPDATED', 'REPLAY'],
-          rows.map((r) => [r.name, r.active ? '*' : '', r.events, r.updated, r.replay ?? null]),
+          ['NAMESPACE', 'ACTIVE', 'EVENTS', 'UPDATED', 'SHARDS', 'REPLAY'],
+          rows.map((r) => [r.name, r.active ? '*' : '', r.events, r.updated, r.shards, r.replay ?? null]),
         );
   return { exitCode: 0, json: rows, text };
 }

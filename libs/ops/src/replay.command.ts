@@ -1,5 +1,11 @@
 import { TOPICS, nextOffset, type Ledger } from '@tally/ledger';
-import { ProjectionNamespaces, ProjectionStore, StepWriter, sortBatch } from '@tally/projections';
+import {
+  ProjectionNamespaces,
+  ProjectionStore,
+  ShardedStepWriter,
+  shardsForPartitions,
+  sortBatch,
+} from '@tally/projections';
 import { dropNamespace } from './namespaces';
 import { OpsError } from './ops.error';
 import { ProgressMeter, throttled, type ProgressListener, type ProgressSnapshot } from './progress';
@@ -63,7 +69,7 @@ export interface ReplayResult {
 
 /**
  * `tally replay`: rebuilds projections from the ledger topics into a fresh namespace through the
- * projector's own sink (`StepWriter` over `ProjectionStore`: fold, dedup, offsets, atomic steps cut
+ * projector's own sink (`ShardedStepWriter` over `ProjectionStore`: fold, dedup, offsets, atomic steps cut
  * by their Redis cost, the next folded while one is applied). The range is a range of the log: from the first record published at or after `from` to
  * the end offsets seen when the replay starts (`latest`) or the first record published at or after
  * `to`. Folding is order-independent sums and the range is fixed up front, so replaying the same
@@ -83,13 +89,17 @@ export async function replay(
   }
   const startedMs = await redisNowMs(deps.redis);
   const topics = options.topics ?? { usage: TOPICS.usage, decision: TOPICS.decision };
-  const ranges = [
-    ...(await planTopicRange(deps.ledger.admin, topics.usage, options.from, options.to)),
-    ...(await planTopicRange(deps.ledger.admin, topics.decision, options.from, options.to)),
-  ];
+  const usageRanges = await planTopicRange(deps.ledger.admin, topics.usage, options.from, options.to);
+  const decisionRanges = await planTopicRange(deps.ledger.admin, topics.decision, options.from, options.to);
+  const ranges = [...usageRanges, ...decisionRanges];
   const coveredFrom = options.from === 'earliest' ? 0 : options.from;
   const coveredTo = options.to === 'latest' ? startedMs - TAIL_MARGIN_MS : options.to;
-  await namespaces.beginReplay(namespace, { startedMs, coveredFrom, coveredTo });
+  const shards = await namespaces.beginReplay(namespace, {
+    startedMs,
+    coveredFrom,
+    coveredTo,
+    shards: shardsForPartitions([usageRanges.length, decisionRanges.length]),
+  });
 
   const store = new ProjectionStore(deps.redis, {
     auditRetentionMs: options.auditRetentionMs,
@@ -98,7 +108,7 @@ export async function replay(
   const expected = { [topics.usage]: 'tally.usage.v1', [topics.decision]: 'tally.decision.v1' };
   const meter = new ProgressMeter(rangeSize(ranges));
   const progress = throttled(options.onProgress);
-  const sink = new StepWriter(store, namespace, options.stepCells ?? REPLAY_STEP_CELLS);
+  const sink = new ShardedStepWriter(store, namespace, shards, options.stepCells ?? REPLAY_STEP_CELLS);
   let invalid = 0;
   // Concurrent handlers (partitions) share the writer: its steps take each partition's events in
   // offset order, and fold sums in any order, so steps cut anywhere give the same aggregates.

@@ -94,7 +94,13 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
       try {
         await this.provisioner.ensureTopics(this.options.topicSpecs);
-        this.positions.useNamespace(await this.namespaces.ensureActive(this.options.defaultNamespace));
+        const shards = await this.positions.newShardCount();
+        const active = await this.namespaces.ensureActive(this.options.defaultNamespace, shards);
+        if (await this.namespaces.isLegacy(active))
+          this.logger.warn(
+            `namespace ${active} holds keys of layout 1 (before shards), which are not read: rebuild it by a replay (docs/operations.md)`,
+          );
+        this.positions.useNamespace(active);
         await this.join();
         return;
       } catch (error) {
