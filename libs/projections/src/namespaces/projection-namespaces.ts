@@ -182,12 +182,10 @@ export class ProjectionNamespaces {
     const wide = await scanKeys(this.redis, keys.all());
     let unlinked = 0;
     for (const list of [shardKeys, wide]) {
-      // One UNLINK per key: keys of different shards live in different slots (and Cluster nodes).
-      for (let i = 0; i < list.length; i += UNLINK_CHUNK) {
-        const pipeline = this.redis.pipeline();
-        for (const key of list.slice(i, i + UNLINK_CHUNK)) pipeline.unlink(key);
-        await pipeline.exec();
-      }
+      // One UNLINK per key, not a pipeline: keys of different shards live in different slots, and
+      // a Cluster pipeline must stay on one node.
+      for (let i = 0; i < list.length; i += UNLINK_CHUNK)
+        await Promise.all(list.slice(i, i + UNLINK_CHUNK).map((key) => this.redis.unlink(key)));
       unlinked += list.length;
     }
     return { keys: unlinked };
