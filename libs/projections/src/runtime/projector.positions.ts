@@ -34,11 +34,15 @@ export class ProjectorPositions {
    * `shardOfPartition`).
    */
   async newShardCount(): Promise<number> {
+    return shardsForPartitions(await this.partitionCounts());
+  }
+
+  /** The partition counts of the ledger topics now. */
+  async partitionCounts(): Promise<number[]> {
     const { usage, decision } = this.options.topics;
-    const counts = await Promise.all(
+    return Promise.all(
       [usage, decision].map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).length),
     );
-    return shardsForPartitions(counts);
   }
 
   /**
