@@ -65,6 +65,7 @@ export {
 } from './namespaces';
 export {
   REPLAY_CONCURRENCY,
+  planReplay,
   replay,
   replayRanges,
   type RangesOutcome,
