@@ -1,6 +1,7 @@
 /**
  * `replayWithWorkers` (what `tally replay --workers N` runs) against REAL Kafka and Redis: the plan
- * dealt to 2 workers by shard gives exactly the namespace 1 worker gives — every shard key equal,
+ * dealt to 2 workers by shard gives exactly the namespace 1 worker gives, and the live projector
+ * gives (in-process, over the same topics, from their start) — every shard key equal,
  * reconcile without a difference, every tenant's cost exact — over topics that grew from 4 to 8
  * partitions mid-traffic, with twins re-published after the growth (same key, so the same shard: each
  * counted once). Real: a private redis-server, the shared broker (topics of this suite, deleted
@@ -19,7 +20,8 @@ import {
 } from '@tally/ops';
 import { NamespaceKeys, ProjectionNamespaces, readUsageHash } from '@tally/projections';
 import { createRedisClient, scanKeys, type RedisClient } from '@tally/redis';
-import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
+import { PrivateRedis, eventually, testEnv, uniqueName } from '@tally/testing';
+import { InProcessProjector, PROJECTOR_POLL } from './projector.harness';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -197,6 +199,29 @@ describe('replay with workers over disjoint shards', () => {
         cost += readUsageHash(await ops.hgetall(key)).get(POLICY)?.cost ?? 0;
       expect(cost).toBe(expectedCost.get(tenant));
     }
+    // and the live projector, started on the grown topics, projects exactly the same into `live`
+    // (created with 4 shards before the growth)
+    const projector = await InProcessProjector.start(redis.url, testEnv().kafkaBrokers, {
+      groupId: `${run}-group`,
+      topics: { ...topics, deadLetter: `${run}.dlq` },
+      topicSpecs: [
+        { topic: topics.usage, partitions: 8, replicationFactor: 1 },
+        { topic: topics.decision, partitions: 8, replicationFactor: 1 },
+        { topic: `${run}.dlq`, partitions: 1, replicationFactor: 1 },
+      ],
+      lagPollMs: 1_000,
+    });
+    try {
+      const ends = one.offsets.reduce((n, o) => n + Number(o.end), 0);
+      await eventually(
+        async () => [...(await namespaces.offsets('live')).values()].reduce((n, o) => n + Number(o), 0),
+        (stored) => stored === ends,
+        { ...PROJECTOR_POLL, what: 'the live projector at the end of both topics' },
+      );
+    } finally {
+      await projector.stop();
+    }
+    expect(await dump('live')).toEqual(a);
     // and the completion marker is written once, after both workers
     expect((await namespaces.list()).find((n) => n.name === 'two')).toMatchObject({
       replay: 'complete',
