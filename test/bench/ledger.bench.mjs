@@ -60,12 +60,17 @@ export async function runLedgerBench() {
   mkdirSync(OUT_DIR, { recursive: true });
   const engine = loadEngine();
   const projections = loadBuilt('libs/projections/src/index.js');
-  const keys = new projections.ProjectionKeys(NAMESPACE);
   const stack = await startStack(log);
   const running = [];
   const redis = hotPathRedis(stack.redisUrl);
   const kafka = kafkaOf(stack.brokers);
   const admin = kafka.admin();
+  // Stored offsets and events are summed over the shards of a namespace (one per partition).
+  const namespaces = new projections.ProjectionNamespaces(redis);
+  const storedSum = async (namespace) =>
+    [...(await namespaces.offsets(namespace)).values()].reduce((sum, o) => sum + Number(o), 0);
+  const eventsOf = async (namespace) =>
+    (await namespaces.list()).find((row) => row.name === namespace)?.events ?? 0;
   try {
     await waitFor('Redis', () => redis.status === 'ready', 10_000);
     await admin.connect();
@@ -107,10 +112,8 @@ export async function runLedgerBench() {
     log('starting the projector on a fresh namespace');
     const projectorApp = await startProjector(stack, settings, log);
     running.push(projectorApp);
-    const stored = async () =>
-      Object.values(await redis.hgetall(keys.offsets())).reduce((sum, o) => sum + Number(o), 0);
-    const projectorDrain = await watchProgress(stored, produced);
-    const applied = Number(await redis.hget(keys.meta(), 'events'));
+    const projectorDrain = await watchProgress(() => storedSum(NAMESPACE), produced);
+    const applied = await eventsOf(NAMESPACE);
     const projector = { ...projectorDrain, applied, eventsPerSec: projectorDrain.perSec };
     log(
       `projector: ${projector.eventsPerSec} events/s (${applied} applied); bare consumer ${rawConsumer.eventsPerSec}`,
@@ -166,9 +169,13 @@ export async function runLedgerBench() {
         return response.status === 200 && (await response.json()).allowed === true;
       },
       seen: async (tenants) => {
+        // A tenant's usage is in the shard of its partition: seen when any shard holds it.
+        const shards = await namespaces.shardKeys(NAMESPACE);
         const pipeline = redis.pipeline();
-        for (const t of tenants) pipeline.hexists(keys.usage(t, 'day', Date.now()), 'count:_all');
-        return (await pipeline.exec()).map(([error, found]) => !error && found === 1);
+        for (const t of tenants)
+          for (const keys of shards) pipeline.hexists(keys.usage(t, 'day', Date.now()), 'count:_all');
+        const found = (await pipeline.exec()).map(([error, hit]) => !error && hit === 1);
+        return tenants.map((_, i) => found.slice(i * shards.length, (i + 1) * shards.length).some(Boolean));
       },
     });
     const half = await new Promise((resolve, reject) => {
@@ -200,18 +207,13 @@ export async function runLedgerBench() {
     //    start of both topics (everything the phases above published)
     await projectorApp.stop();
     running.splice(running.indexOf(projectorApp), 1);
-    const scaled = new projections.ProjectionKeys(SCALE_NAMESPACE);
     // Registered, then made active: the projectors follow the pointer into the fresh namespace.
-    const namespaces = new projections.ProjectionNamespaces(redis);
-    await namespaces.ensureActive(SCALE_NAMESPACE);
+    await namespaces.ensureActive(SCALE_NAMESPACE, await namespaces.shards(NAMESPACE));
     await namespaces.switchTo(SCALE_NAMESPACE);
     const total = await endOffsets(admin, Object.values(TOPICS));
     log(`two projector members over the ${total} events of both topics, fresh namespace`);
     for (let i = 0; i < 2; i++) running.push(await startProjector(stack, settings, log));
-    const scaledDrain = await watchProgress(
-      async () => Object.values(await redis.hgetall(scaled.offsets())).reduce((sum, o) => sum + Number(o), 0),
-      total,
-    );
+    const scaledDrain = await watchProgress(() => storedSum(SCALE_NAMESPACE), total);
     const twoMembers = { ...scaledDrain, eventsPerSec: scaledDrain.perSec };
     log(`two projector members: ${twoMembers.eventsPerSec} events/s`);
 

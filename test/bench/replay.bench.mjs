@@ -7,6 +7,11 @@
 //   replay: the built `replay()` of @tally/ops into a fresh namespace r1, r2, … per round.
 // Rounds alternate the order of the pair (baseline first, then replay first) so neither side always
 // gets the warmer broker; ratios are taken within a round and the headline is the median.
+// Then, in the same run: `tally replay --workers 1` and `--workers 2` (the CLI's forked worker
+// processes, `replayWithWorkers`), alternated over BENCH_ROUNDS pairs, each checked equal to the
+// previous namespace; their ratio is the scaling figure. And the per-slot rate: the events of ONE
+// shard (one hash-tag slot: its partitions of both topics) replayed alone, in one process — what
+// one slot (so one Redis Cluster node) absorbs from one core.
 // Each replay is checked in passing: every record applied once, nothing skipped as duplicate or
 // invalid, and the same aggregates as the previous round's namespace (deterministic replay), which
 // is then dropped so Redis memory stays flat over the rounds.
@@ -104,6 +109,48 @@ async function timedReplay(ops, deps, namespace) {
     },
   });
   return { result, ...rates(result.records, started, first, firstBatch, performance.now()) };
+}
+
+/** `replayWithWorkers` through the CLI's own fork port (the built `replay-worker.js`). */
+async function timedWorkers(ops, deps, namespace, workers, stackEnv) {
+  const { forkedReplayWorkers } = loadBuilt('apps/cli/src/replay-worker.process.js');
+  const started = performance.now();
+  const result = await ops.replayWithWorkers(
+    deps,
+    {
+      namespace,
+      from: 'earliest',
+      to: 'latest',
+      topics: TOPICS,
+      auditRetentionMs: settings.auditRetentionMs,
+      workers,
+    },
+    forkedReplayWorkers({ env: stackEnv, overrides: {} }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { workers, result, seconds: round(seconds, 3), eventsPerSec: Math.round(result.records / seconds) };
+}
+
+/** Shard 0's ranges alone, in this process: the rate one slot takes. */
+async function timedSlot(ops, deps, namespace) {
+  const plan = await ops.planReplay(deps, {
+    namespace,
+    from: 'earliest',
+    to: 'latest',
+    topics: TOPICS,
+    auditRetentionMs: settings.auditRetentionMs,
+  });
+  const [mine] = ops.dealRanges(plan, plan.shards);
+  const started = performance.now();
+  const outcome = await ops.replayRanges(deps, plan, mine);
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    shards: plan.shards,
+    partitions: mine.length,
+    events: outcome.applied,
+    seconds: round(seconds, 3),
+    eventsPerSec: Math.round(outcome.applied / seconds),
+  };
 }
 
 function check(what, ok, detail) {
@@ -210,6 +257,46 @@ export async function runReplayBench() {
       rounds.push({ round: i, loadAvg1m: load, baseline, replay: { ...replayed, result: summary }, figures });
     }
 
+    // Worker processes: 1 and 2, alternated, each namespace equal to the one before it.
+    const stackEnv = { ...process.env, REDIS_URL: stack.redisUrl, KAFKA_BROKERS: stack.brokers };
+    const workerRuns = [];
+    for (let i = 1; i <= settings.rounds; i++) {
+      for (const workers of i % 2 === 1 ? [1, 2] : [2, 1]) {
+        const namespace = `w${i}x${workers}`;
+        const run = await timedWorkers(ops, { ledger, redis }, namespace, workers, stackEnv);
+        check(`--workers ${workers} applied every event once`, run.result.applied === events, run.result);
+        const diff = await ops.reconcileNamespaces(redis, {
+          a: previous,
+          b: namespace,
+          fromMs: 0,
+          toMs: Date.now() + 366 * 86_400_000,
+        });
+        check(`--workers ${workers} equals ${previous}`, diff.cells > 0 && diff.differences.length === 0, {
+          differences: diff.differences.slice(0, 5),
+        });
+        await ops.dropNamespace(redis, previous);
+        previous = namespace;
+        log(`workers ${workers}: ${run.eventsPerSec} events/s (${run.seconds} s)`);
+        const { offsets: _o, ...summary } = run.result;
+        workerRuns.push({ round: i, ...run, result: summary });
+      }
+    }
+    const medianOf = (list) => [...list].sort((a, b) => a - b)[Math.floor((list.length - 1) / 2)];
+    const rateOf = (n) => medianOf(workerRuns.filter((r) => r.workers === n).map((r) => r.eventsPerSec));
+    const workersFigures = {
+      oneWorkerEventsPerSec: rateOf(1),
+      twoWorkersEventsPerSec: rateOf(2),
+      ratio: round(rateOf(2) / rateOf(1), 2),
+    };
+    log(
+      `workers: 1 → ${workersFigures.oneWorkerEventsPerSec} events/s, 2 → ${workersFigures.twoWorkersEventsPerSec} events/s, ratio ${workersFigures.ratio} (medians, ${settings.cpus} cores)`,
+    );
+    const slot = await timedSlot(ops, { ledger, redis }, 'slot1');
+    log(
+      `per slot: shard 0 of ${slot.shards} (${slot.partitions} partitions, ${slot.events} events) at ${slot.eventsPerSec} events/s in one process`,
+    );
+    await ops.dropNamespace(redis, 'slot1');
+
     const perRound = rounds.map((r) => r.figures);
     const med = medianFigures(perRound);
     const met = { replayEventsPerSec: med.replayEventsPerSec >= REPLAY_TARGETS.replayEventsPerSec };
@@ -224,6 +311,8 @@ export async function runReplayBench() {
       targets: REPLAY_TARGETS,
       met,
       rounds,
+      workers: { median: workersFigures, runs: workerRuns },
+      perSlot: slot,
       ...(settings.profile ? { profile: join(OUT_DIR, `replay-${stamp}.cpuprofile`) } : {}),
     });
     log(`figures written to ${out}`);

@@ -99,8 +99,10 @@ describe('tally consumers', () => {
       (g) => g.members.length === 0,
       POLL,
     );
-    await new ProjectionNamespaces(ops).ensureActive('live');
-    const stored = new ProjectionKeys('live').offsets();
+    // (in 2 shards: partitions 0 and 2 in shard 0, partition 1 in shard 1)
+    await new ProjectionNamespaces(ops).ensureActive('live', 2);
+    const stored = new ProjectionKeys('live', 0).offsets();
+    const stored1 = new ProjectionKeys('live', 1).offsets();
     await ops.hset(stored, `${topic}:0`, '999');
 
     const result = await resetConsumers(
@@ -117,9 +119,9 @@ describe('tally consumers', () => {
     expect(lag.reduce((n, p) => n + p.lag, 0)).toBe(30);
     expect(await ops.hgetall(stored)).toEqual({
       [`${topic}:0`]: '0',
-      [`${topic}:1`]: '0',
       [`${topic}:2`]: '0',
     });
+    expect(await ops.hgetall(stored1)).toEqual({ [`${topic}:1`]: '0' });
   });
 
   it('resets to latest through the CLI and prints where the group resumes', async () => {

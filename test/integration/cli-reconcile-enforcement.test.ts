@@ -70,7 +70,13 @@ describe('tally reconcile --enforcement', () => {
       if (usage !== null) events.push(usage);
       events.push(decisionEventFromOutbox(entry));
     }
-    await store.applyBatch(namespace, events, []);
+    // Spread over both shards of the namespace: reconcile must sum what each holds of a key.
+    for (const shard of [0, 1])
+      await store.applyBatch(
+        { namespace, shard },
+        events.filter((_, i) => i % 2 === shard),
+        [],
+      );
     return entries.length;
   }
 
@@ -136,7 +142,7 @@ describe('tally reconcile --enforcement', () => {
     sut = new DecisionService(new EngineService(engineRedis, options), { current: compiled.set }, options);
     projectionRedis = createRedisClient({ mode: 'single', url: redis.url }, 'worker', 'reconcile-enf-test');
     store = new ProjectionStore(projectionRedis, { auditRetentionMs: 86_400_000, dedupTtlMs: 3_600_000 });
-    await new ProjectionNamespaces(projectionRedis).ensureActive(namespace);
+    await new ProjectionNamespaces(projectionRedis).ensureActive(namespace, 2);
   });
 
   afterAll(async () => {

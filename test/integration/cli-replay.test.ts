@@ -9,7 +9,7 @@ import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxP
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
 import { OpsError, reconcileNamespaces, replay } from '@tally/ops';
 import { scanKeys } from '@tally/redis';
-import { ProjectionKeys, readUsageHash } from '@tally/projections';
+import { NamespaceKeys, ProjectionNamespaces, readUsageHash } from '@tally/projections';
 import { createRedisClient, type RedisClient } from '@tally/redis';
 import { PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { ulid } from 'ulid';
@@ -22,6 +22,8 @@ const TWICE = EVENTS / 1000; // usage events published a second time
 const DISTINCT = EVENTS + ALLOWED; // 106 400 events
 const DAY = 86_400_000;
 const POLICY = 'replay-test';
+/** Of both topics: a namespace replayed from them has as many shards. */
+const PARTITIONS = 12;
 
 /** One decision as the relay would publish it: its usage event (when allowed) and its decision event. */
 function decisionMessages(tenant: string, principal: string, cost: number, timeMs: number, allowed: boolean) {
@@ -75,8 +77,8 @@ describe('tally replay / projections / reconcile', () => {
     env = { REDIS_URL: redis.url, KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
     await ledger.provisioner.ensureTopics([
       ...ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }),
-      { topic: topics.usage, partitions: 12, replicationFactor: 1 },
-      { topic: topics.decision, partitions: 12, replicationFactor: 1 },
+      { topic: topics.usage, partitions: PARTITIONS, replicationFactor: 1 },
+      { topic: topics.decision, partitions: PARTITIONS, replicationFactor: 1 },
     ]);
     // Decisions over the last day; 1 in 10 denied (no usage event); a few published twice, as an
     // at-least-once relay may do.
@@ -112,9 +114,10 @@ describe('tally replay / projections / reconcile', () => {
   });
 
   const tenantCost = async (namespace: string, tenant: string): Promise<number> => {
-    const keys = new ProjectionKeys(namespace);
+    // Every shard's day buckets of the tenant: `tally:proj:{<ns>:s*}:usage:<tenant>:day:*`.
+    const shards = new NamespaceKeys(namespace).allShards();
     let total = 0;
-    for (const key of await scanKeys(ops, `${keys.all().slice(0, -1)}usage:${tenant}:day:*`)) {
+    for (const key of await scanKeys(ops, `${shards}}:usage:${tenant}:day:*`)) {
       total += readUsageHash(await ops.hgetall(key)).get(POLICY)?.cost ?? 0;
     }
     return total;
@@ -144,10 +147,19 @@ describe('tally replay / projections / reconcile', () => {
     expect(progress.at(-1)).toBe(result.records);
     for (const tenant of tenants)
       expect(await tenantCost('full-1', tenant)).toBe(expectedCost.get(tenant) ?? 0);
-    expect(await ops.hgetall(new ProjectionKeys('full-1').meta())).toMatchObject({
-      events: String(result.applied),
+    expect(await ops.hgetall(new NamespaceKeys('full-1').meta())).toMatchObject({
       replay: 'complete',
+      shards: String(PARTITIONS),
     });
+    const [listed] = await new ProjectionNamespaces(ops).list();
+    expect(listed).toMatchObject({ name: 'full-1', events: result.applied, shards: PARTITIONS });
+    // and the steps went to several shards: those of the partitions the 10 tenants hash to
+    const usageShards = new Set(
+      (await scanKeys(ops, `${new NamespaceKeys('full-1').allShards()}}:usage:*`)).map(
+        (key) => /\{full-1:s(\d+)\}/.exec(key)?.[1],
+      ),
+    );
+    expect(usageShards.size).toBeGreaterThan(1);
   }, 300_000);
 
   it('gives identical aggregates when the same range is replayed twice', async () => {
@@ -158,9 +170,9 @@ describe('tally replay / projections / reconcile', () => {
 
     const dump = async (namespace: string) => {
       const out: Record<string, unknown> = {};
-      for (const key of await scanKeys(ops, new ProjectionKeys(namespace).all())) {
+      for (const key of await scanKeys(ops, new NamespaceKeys(namespace).allShards())) {
         const type = await ops.type(key);
-        const name = key.replace(`{${namespace}}`, '{ns}');
+        const name = key.replace(`{${namespace}:`, '{ns:');
         if (name.endsWith(':meta')) continue; // creation and update times differ by nature
         if (type === 'hash') out[name] = await ops.hgetall(key);
         else if (type === 'zset') out[name] = await ops.zrange(key, 0, '-1', 'WITHSCORES');
@@ -187,7 +199,7 @@ describe('tally replay / projections / reconcile', () => {
 
   it('lists, switches and drops namespaces, and reconcile exits 1 on a difference', async () => {
     // given a cell of full-2 disturbed
-    const cell = (await scanKeys(ops, new ProjectionKeys('full-2').allUsage()))[0];
+    const cell = (await scanKeys(ops, `${new NamespaceKeys('full-2').allShards()}}:usage:*`))[0];
     await ops.hincrby(cell, `cost:${POLICY}`, 5);
 
     const reconcile = await tally(['reconcile', 'full-1', 'full-2', '--json'], env);
@@ -216,7 +228,8 @@ describe('tally replay / projections / reconcile', () => {
       code: 0,
       stdout: expect.stringMatching(/^dropped namespace full-2 \(\d+ keys\)$/),
     });
-    expect(await scanKeys(ops, new ProjectionKeys('full-2').all())).toEqual([]);
+    expect(await scanKeys(ops, new NamespaceKeys('full-2').allShards())).toEqual([]);
+    expect(await scanKeys(ops, new NamespaceKeys('full-2').all())).toEqual([]);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual([
       {
@@ -224,6 +237,7 @@ describe('tally replay / projections / reconcile', () => {
         active: true,
         events: DISTINCT,
         updated: expect.any(String),
+        shards: PARTITIONS,
         replay: 'complete',
       },
     ]);

@@ -8,7 +8,9 @@
  * never marked applied. A namespace-wide key that is unusable fails the step with nothing written.
  */
 import {
+  NamespaceKeys,
   ProjectionKeys,
+  ProjectionNamespaces,
   ProjectionQueries,
   ProjectionStore,
   UNMATCHED_POLICY,
@@ -36,14 +38,19 @@ afterAll(async () => {
   await redis?.quit();
 });
 
-/** A namespace of this test alone, dropped afterwards by its own keys. */
+/**
+ * A namespace of this test alone (one shard: every step of this file goes to shard 0), dropped
+ * afterwards by its own keys.
+ */
 function namespace(): { keys: ProjectionKeys; drop: () => Promise<void> } {
-  const keys = new ProjectionKeys(uniqueName('step').replace(/[^a-z0-9-]/g, ''));
+  const name = uniqueName('step').replace(/[^a-z0-9-]/g, '');
+  const keys = new ProjectionKeys(name, 0);
+  const wide = new NamespaceKeys(name);
   return {
     keys,
     drop: async () => {
-      const found = await redis.keys(keys.all());
-      if (found.length > 0) await redis.del(...found);
+      const found = [...(await redis.keys(keys.all())), ...(await redis.keys(wide.all()))];
+      for (const key of found) await redis.del(key);
     },
   };
 }
@@ -89,7 +96,7 @@ describe('apply-batch.lua sums', () => {
       await redis.hset(hour, 'cost:p1', '9007199254740000');
       // when
       const events = [decision('acme', 'svc', 1), decision('acme', 'svc', 10), decision('acme', 'other', 1)];
-      const outcome = await store.applyBatch(keys.namespace, events.flatMap(eventsOf), []);
+      const outcome = await store.applyBatch(keys, events.flatMap(eventsOf), []);
       // then
       expect(outcome).toEqual({ applied: 6, duplicates: 0, refused: 0 });
       expect(await redis.hgetall(minute)).toEqual({ svc: '9007199254740991:7', other: '1:1' });
@@ -112,7 +119,7 @@ describe('apply-batch.lua sums', () => {
       await redis.hset(day, 'k1499', '10:4');
       const events = Array.from({ length: 1500 }, (_, i) => eventsOf(decision('wide', `k${i}`, 2))).flat();
       // when
-      await store.applyBatch(keys.namespace, events, []);
+      await store.applyBatch(keys, events, []);
       // then
       expect(await redis.hlen(day)).toBe(1500);
       expect(await redis.hmget(day, 'k0', 'k999', 'k1000', 'k1499')).toEqual(['2:1', '2:1', '2:1', '12:5']);
@@ -126,9 +133,9 @@ describe('apply-batch.lua sums', () => {
     try {
       // given one unmatched decision of cost 2^53−1 applied, then a second one in a later step
       const unmatched = (): Decision => ({ tenant: 'whale', cost: MAX, timeMs: T0, policies: [] });
-      const first = await store.applyBatch(keys.namespace, eventsOf(unmatched()), []);
+      const first = await store.applyBatch(keys, eventsOf(unmatched()), []);
       const { refused, take } = sink();
-      const second = await store.applyBatch(keys.namespace, eventsOf(unmatched()), [], take);
+      const second = await store.applyBatch(keys, eventsOf(unmatched()), [], take);
       // then the first counts, the second's usage is refused (its decision event still applies)
       expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
       expect(second).toEqual({ applied: 1, duplicates: 0, refused: 1 });
@@ -140,6 +147,7 @@ describe('apply-batch.lua sums', () => {
         ],
       ]);
       // and the usage query answers exactly, never projection.corrupt
+      await new ProjectionNamespaces(redis).ensureShards(keys.namespace, 1);
       const queries = new ProjectionQueries(redis, () => T0 + H);
       const usage = await queries.usage(keys.namespace, {
         tenant: 'whale',
@@ -167,12 +175,9 @@ describe('usage queries over exact sums', () => {
       // given two months of tenant big, each at the bound
       const months = [T0, Date.parse('2026-11-05T08:17:00Z')];
       for (const timeMs of months) {
-        await store.applyBatch(
-          keys.namespace,
-          eventsOf({ tenant: 'big', cost: MAX, timeMs, policies: [] }),
-          [],
-        );
+        await store.applyBatch(keys, eventsOf({ tenant: 'big', cost: MAX, timeMs, policies: [] }), []);
       }
+      await new ProjectionNamespaces(redis).ensureShards(keys.namespace, 1);
       const queries = new ProjectionQueries(redis, () => Date.parse('2026-12-01T00:00:00Z'));
       const range = (from: string, to: string) =>
         queries.usage(keys.namespace, { tenant: 'big', granularity: 'month', from, to });
@@ -191,6 +196,44 @@ describe('usage queries over exact sums', () => {
   });
 });
 
+describe('usage queries over the shards of a namespace', () => {
+  it('sums one bucket over shards exactly up to 2^53 − 1, and refuses a bucket whose shards pass it', async () => {
+    const { keys, drop } = namespace();
+    const other = new ProjectionKeys(keys.namespace, 1);
+    try {
+      // given: a namespace of 2 shards, tenant big's October in shard 0 (2^53 − 2) and shard 1 (1),
+      // its November in shard 0 (2^53 − 1) and shard 1 (1)
+      await new ProjectionNamespaces(redis).ensureShards(keys.namespace, 2);
+      const nov = Date.parse('2026-11-05T08:17:00Z');
+      const bill = (shard: ProjectionKeys, cost: number, timeMs: number) =>
+        store.applyBatch(shard, eventsOf({ tenant: 'big', cost, timeMs, policies: [] }), []);
+      await bill(keys, MAX - 1, T0);
+      await bill(other, 1, T0);
+      await bill(keys, MAX, nov);
+      await bill(other, 1, nov);
+      const queries = new ProjectionQueries(redis, () => Date.parse('2026-12-01T00:00:00Z'));
+      const range = (from: string, to: string) =>
+        queries.usage(keys.namespace, { tenant: 'big', granularity: 'month', from, to });
+      // when / then: October sums to the bound exactly, from both shards
+      expect(await range('2026-10-01T00:00:00Z', '2026-11-01T00:00:00Z')).toMatchObject({
+        ok: true,
+        value: {
+          buckets: [{ policy: UNMATCHED_POLICY, cost: MAX, count: 2 }],
+          total: { cost: MAX, count: 2 },
+        },
+      });
+      // November's one bucket passes it over its shards: refused, never rounded
+      expect(await range('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z')).toEqual({
+        ok: false,
+        errors: [{ field: 'from', message: expect.stringContaining('exceeds 9007199254740991') as unknown }],
+      });
+    } finally {
+      await drop();
+      for (const key of await redis.keys(other.all())) await redis.del(key);
+    }
+  });
+});
+
 describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
   it('refuses exactly the events that would take a sum past 2^53 − 1, in order, and applies the rest', async () => {
     const { keys, drop } = namespace();
@@ -203,7 +246,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const events = [edge[0], calm[0], edge[1], edge[2], calm[1], edge[3]].flatMap(eventsOf);
       const { refused, take } = sink();
       // when
-      const outcome = await store.applyBatch(keys.namespace, events, [], take);
+      const outcome = await store.applyBatch(keys, events, [], take);
       // then: 4 fits, 7 would pass (6 left), 5 and then 1 fit exactly to the bound
       expect(outcome).toEqual({ applied: 11, duplicates: 0, refused: 1 });
       expect(refused).toEqual([
@@ -231,7 +274,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       expect(ids).toHaveLength(11);
       expect(ids).not.toContain(dedupTokenOf(events[4]));
       const again = sink();
-      expect(await store.applyBatch(keys.namespace, events, [], again.take)).toEqual({
+      expect(await store.applyBatch(keys, events, [], again.take)).toEqual({
         applied: 0,
         duplicates: 11,
         refused: 1,
@@ -258,7 +301,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const { refused, take } = sink();
       // when
       const outcome = await store.applyBatch(
-        keys.namespace,
+        keys,
         events,
         [{ topic: 't', partition: 0, nextOffset: '9' }],
         take,
@@ -316,7 +359,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const events = [decision('wt', 'svc', 5), denied, decision('calm', 'svc', 2)].flatMap(eventsOf);
       const { refused, take } = sink();
       // when
-      const outcome = await store.applyBatch(keys.namespace, events, [], take);
+      const outcome = await store.applyBatch(keys, events, [], take);
       // then: wt's usage event and deny's decision event (its audit row) are the culprits
       expect(outcome).toEqual({ applied: 3, duplicates: 0, refused: 2 });
       expect(refused.map((r) => [r.index, r.event.type, r.reason])).toEqual([
@@ -347,19 +390,19 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const events = [decision('acme', 'svc', 3), decision('calm', 'svc', 2)].flatMap(eventsOf);
       const offsets = [{ topic: 't', partition: 0, nextOffset: '4' }];
       // when
-      await expect(store.applyBatch(keys.namespace, events, offsets)).rejects.toThrow(
+      await expect(store.applyBatch(keys, events, offsets)).rejects.toThrow(
         /apply-batch: .*offsets is not a hash/,
       );
       // then: not one key was written
       expect(await redis.keys(keys.all())).toEqual([keys.offsets()]);
       // and once repaired, the same step applies, exactly once
       await redis.del(keys.offsets());
-      expect(await store.applyBatch(keys.namespace, events, offsets)).toEqual({
+      expect(await store.applyBatch(keys, events, offsets)).toEqual({
         applied: 4,
         duplicates: 0,
         refused: 0,
       });
-      expect(await store.applyBatch(keys.namespace, events, offsets)).toEqual({
+      expect(await store.applyBatch(keys, events, offsets)).toEqual({
         applied: 0,
         duplicates: 4,
         refused: 0,
@@ -381,7 +424,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const before = await snapshot(keys);
       const events = [decision('bad', 'svc', 1), decision('calm', 'svc', 1)].flatMap(eventsOf);
       const failing = () => Promise.reject(new Error('dead-letter topic unreachable'));
-      await expect(store.applyBatch(keys.namespace, events, [], failing)).rejects.toThrow(/unreachable/);
+      await expect(store.applyBatch(keys, events, [], failing)).rejects.toThrow(/unreachable/);
       expect(await snapshot(keys)).toEqual(before);
     } finally {
       await drop();

@@ -15,7 +15,10 @@ import { eventsOf, InProcessProjector, RunTopics, type Decision, type HttpResult
 const H = 3_600_000;
 const T0 = Date.parse('2026-10-05T08:00:00Z');
 const RANGE = 'granularity=hour&from=2026-10-05T08:00:00Z&to=2026-10-05T12:00:00Z';
-const LIVE = new ProjectionKeys('live');
+/** The shards of `live`: those the projector gives it over RunTopics' 3 partitions. */
+const SHARDS = 3;
+/** Shard 0 of `live`, where the tests that write a key by hand write it. */
+const LIVE = new ProjectionKeys('live', 0);
 
 let redis: PrivateRedis;
 let run: RunTopics;
@@ -52,16 +55,26 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/**
+ * Decision `i` goes to shard `i mod SHARDS`, as if the decisions came from different partitions:
+ * every query below reads its answer from several shards (a key's usage, a bucket's, an audit
+ * page's rows split between them) and must sum and merge them exactly.
+ */
 async function apply(decisions: readonly Decision[], offset = '1'): Promise<void> {
-  await store.applyBatch('live', decisions.flatMap(eventsOf), [
-    { topic: 't', partition: 0, nextOffset: offset },
-  ]);
+  for (let shard = 0; shard < SHARDS; shard++) {
+    const own = decisions.filter((_, i) => i % SHARDS === shard);
+    await store.applyBatch(
+      { namespace: 'live', shard },
+      own.flatMap(eventsOf),
+      shard === 0 ? [{ topic: 't', partition: 0, nextOffset: offset }] : [],
+    );
+  }
 }
 
 describe('GET /v1/usage', () => {
   beforeAll(async () => {
     // given one decision per hour 08..11 (cost 1, 2, 3, 4), the 10:00 one matched by two policies
-    await new ProjectionNamespaces(store.redis).ensureActive('live');
+    await new ProjectionNamespaces(store.redis).ensureActive('live', SHARDS);
     await apply(
       [0, 1, 2, 3].map((i) => ({
         tenant: 'q',
@@ -171,7 +184,7 @@ describe('GET /v1/usage?key=', () => {
   beforeAll(async () => {
     // given tenant qk: k1 at 08, 09, 10 (cost 1, 2, 3; at 10 under p1 AND p2), k2 at 09:30 and 11
     // (cost 5, 4), and a key with odd characters at 08:30 (cost 7); p1 unless said otherwise
-    await new ProjectionNamespaces(store.redis).ensureActive('live');
+    await new ProjectionNamespaces(store.redis).ensureActive('live', SHARDS);
     await apply(
       [
         { tenant: 'qk', cost: 1, timeMs: T0 + 5_000, policies: keyed('k1', 'p1') },
@@ -531,10 +544,11 @@ describe('apply-batch.lua (through ProjectionStore)', () => {
   it('skips events applied by an earlier batch inside the atomic step, and never rewinds an offset', async () => {
     const decisions: Decision[] = [{ tenant: 'qd', cost: 7, timeMs: T0 }];
     const events = decisions.flatMap(eventsOf);
-    const first = await store.applyBatch('live', events, [{ topic: 'x', partition: 1, nextOffset: '10' }]);
+    const shard = { namespace: 'live', shard: 1 }; // partition 1's
+    const first = await store.applyBatch(shard, events, [{ topic: 'x', partition: 1, nextOffset: '10' }]);
     // when a later batch (say, another member's, fetched before a rebalance) carries the same events
     const again = await store.applyBatch(
-      'live',
+      shard,
       [...events, ...eventsOf({ tenant: 'qd', cost: 1, timeMs: T0 })],
       [{ topic: 'x', partition: 1, nextOffset: '5' }],
     );

@@ -10,7 +10,7 @@
  *   steps have exact totals; every other event is applied once.
  */
 import { eventually, PrivateRedis, testEnv } from '@tally/testing';
-import { ProjectionKeys } from '@tally/projections';
+import { NamespaceKeys, ProjectionKeys } from '@tally/projections';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,7 +25,8 @@ import {
 const MAX = Number.MAX_SAFE_INTEGER;
 const T0 = Date.parse('2026-10-05T08:17:00Z');
 const MONTH = 'granularity=month&from=2026-10-01T00:00:00Z&to=2026-11-01T00:00:00Z';
-const keys = new ProjectionKeys('live');
+/** RunTopics of one partition: `live` has one shard, which every step writes. */
+const keys = new ProjectionKeys('live', 0);
 
 interface UsageBody {
   total: { cost: number; count: number };
@@ -44,8 +45,8 @@ beforeAll(async () => {
   sut = await InProcessProjector.start(redis.url, brokers(), run.overrides);
   // The namespace exists once the member has joined; the failures are injected into it.
   await eventually(
-    () => redis.client.exists(keys.meta()),
-    (n) => n === 1,
+    () => redis.client.hget(new NamespaceKeys('live').meta(), 'shards'),
+    (n) => n === '1',
     { ...PROJECTOR_POLL, what: 'the live namespace' },
   );
 });
@@ -95,7 +96,7 @@ async function namespaceState(): Promise<Record<string, unknown>> {
 
 describe('projector steps (real Kafka, real Redis): nothing partial, nothing lost, exactly the culprits dead-lettered', () => {
   it('a script error fails every step with nothing written; once repaired, everything applies once', async () => {
-    // given: the namespace's meta hash replaced by a string (no event can be blamed)
+    // given: the shard's meta hash replaced by a string (no event can be blamed)
     const created = await redis.client.hget(keys.meta(), 'created');
     await redis.client.del(keys.meta());
     await redis.client.set(keys.meta(), 'hand-broken');

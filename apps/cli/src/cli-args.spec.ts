@@ -26,6 +26,10 @@ describe(parseArgs.name, () => {
       'tally consumers reset: --to: "soon" is not a time (use ISO 8601 like 2026-11-30T09:00:00Z, a date, now, or now-1h, earliest or latest)',
     ],
     [['policy', 'check'], 'tally policy check: missing FILE'],
+    ...['0', '65', 'two', '1.5', '-1'].map((n): [string[], string] => [
+      ['replay', '--from', 'earliest', '--to', 'latest', '--namespace', 'x', `--workers=${n}`],
+      `tally replay: --workers: ${JSON.stringify(n)} is not a number of workers from 1 to 64`,
+    ]),
     [['policy', 'check', 'a.yaml', 'b.yaml'], 'tally policy check: unexpected argument "b.yaml"'],
     [
       ['replay', '--from', 'yesterday', '--to', 'latest', '--namespace', 'x'],
@@ -120,6 +124,8 @@ describe(parseArgs.name, () => {
         '--namespace',
         'rebuild-1',
         '--force',
+        '--workers',
+        '4',
         '--json',
       ],
       COMMANDS,
@@ -130,7 +136,14 @@ describe(parseArgs.name, () => {
       ok: true,
       args: expect.objectContaining({
         positionals: {},
-        options: { from: NOW, to: NOW - 1_800_000, namespace: 'rebuild-1', force: true, json: true },
+        options: {
+          from: NOW,
+          to: NOW - 1_800_000,
+          namespace: 'rebuild-1',
+          force: true,
+          workers: 4,
+          json: true,
+        },
       }),
     });
   });

@@ -2,7 +2,10 @@ import { ProjectionNamespaces } from '@tally/projections';
 import { parseTimeArg } from './time-arg';
 
 /** How a value on the command line is read. */
-export type ValueKind = 'text' | 'time' | 'start' | 'end' | 'reset' | 'namespace';
+export type ValueKind = 'text' | 'time' | 'start' | 'end' | 'reset' | 'namespace' | 'workers';
+
+/** Worker processes a replay may fork: more than the cores of a big machine is a typo. */
+export const MAX_WORKERS = 64;
 export type ArgValue = string | number | boolean;
 
 export interface OptionSpec {
@@ -74,6 +77,10 @@ function convert(kind: ValueKind, raw: string, nowMs: number): { value: ArgValue
       return ProjectionNamespaces.isValidName(raw)
         ? { value: raw }
         : { problem: `${JSON.stringify(raw)} is not a valid namespace ([a-z0-9][a-z0-9_-]{0,62})` };
+    case 'workers':
+      return /^[1-9]\d{0,1}$/.test(raw) && Number(raw) <= MAX_WORKERS
+        ? { value: Number(raw) }
+        : { problem: `${JSON.stringify(raw)} is not a number of workers from 1 to ${MAX_WORKERS}` };
   }
 }
 

@@ -30,8 +30,9 @@ export class CliContext {
   private cachedRedis?: RedisClient;
 
   constructor(
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly overrides: { redisUrl?: string; brokers?: string },
+    /** Also what a replay's worker processes are started with (`replay-worker.process.ts`). */
+    readonly env: NodeJS.ProcessEnv,
+    readonly overrides: { redisUrl?: string; brokers?: string },
     readonly io: CliIo,
     readonly nowMs: number,
   ) {}

@@ -158,6 +158,12 @@ export const COMMANDS: readonly Command[] = [
         help: 'fresh namespace to build',
       },
       { name: 'force', help: 'replace an existing (inactive) namespace' },
+      {
+        name: 'workers',
+        value: 'workers',
+        placeholder: 'N',
+        help: 'worker processes, each replaying the partitions of its shards (default 1: this process)',
+      },
     ],
     summary: 'rebuild projections from the ledger into a fresh namespace (progress, rate and ETA on stderr)',
     exit1: 'the replay failed (Kafka or Redis unreachable)',

@@ -63,7 +63,22 @@ export {
   switchNamespace,
   type NamespaceInfo,
 } from './namespaces';
-export { REPLAY_CONCURRENCY, replay, type ReplayOptions, type ReplayResult } from './replay.command';
+export {
+  REPLAY_CONCURRENCY,
+  planReplay,
+  replay,
+  replayRanges,
+  type RangesOutcome,
+  type ReplayOptions,
+  type ReplayPlan,
+  type ReplayResult,
+} from './replay.command';
+export {
+  dealRanges,
+  replayWithWorkers,
+  type ReplayAssignment,
+  type ReplayWorkerPort,
+} from './replay-workers';
 export { reconcileNamespaces, type ReconcileOptions, type ReconcileResult } from './reconcile.command';
 export {
   reconcileEnforcement,

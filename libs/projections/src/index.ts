@@ -20,7 +20,7 @@ export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.
 export { PROJECTION_CLOCK, PROJECTOR_GROUP } from './projections.constants';
 export type { ProjectorOptions, ProjectorTopics } from './runtime/projector.options';
 export { Projector } from './runtime/projector.service';
-export { StepWriter } from './runtime/step-writer';
+export { ShardedStepWriter } from './runtime/sharded-step-writer';
 export { sortBatch } from './runtime/batch-records';
 
 // Namespaces: the owner both the projector and the CLI call.
@@ -34,7 +34,8 @@ export type {
 } from './namespaces/namespace-info';
 
 // The sink.
-export { ProjectionStore, type RefusedEvent } from './sink/projection.store';
+export { ProjectionStore, type RefusedEvent, type ShardRef } from './sink/projection.store';
+export { shardOfPartition, shardsForPartitions } from './sink/projection-keys';
 
 // Queries (the projector app's HTTP surface maps these).
 export { ProjectionQueries } from './queries/projection.queries';
@@ -57,6 +58,6 @@ export type { Totals } from './fold/totals';
  * The Redis key layout, a contract: exported so tests (and the bench) can assert exact keys and
  * values. Production code outside this lib calls the owners above instead.
  */
-export { ProjectionKeys, dedupTokenOf } from './sink/projection-keys';
+export { NamespaceKeys, ProjectionKeys, dedupTokenOf } from './sink/projection-keys';
 export { readUsageHash } from './sink/usage-hash';
 export { UNMATCHED_POLICY } from './fold/fold-events';

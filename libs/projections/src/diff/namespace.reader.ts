@@ -2,7 +2,10 @@ import { auditEntryFromMember, type AuditEntry } from '../fold/audit-entry';
 import type { Granularity } from '../fold/granularity';
 import type { Totals } from '../fold/totals';
 import { scanKeys, type RedisClient } from '@tally/redis';
-import { NO_TENANT_PART, ProjectionKeys, decodeKeyPart, parseUsageKey } from '../sink/projection-keys';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
+import { readAuditPage } from '../queries/audit-merge';
+import { mergeTotals } from '../fold/totals';
+import { NO_TENANT_PART, type ProjectionKeys, decodeKeyPart, parseUsageKey } from '../sink/projection-keys';
 import { readKeyUsageHash, readUsageHash } from '../sink/usage-hash';
 import { usageCellId } from './diff-projections';
 
@@ -27,9 +30,14 @@ export interface ProjectedKeyCost {
 /**
  * Whole-namespace reads for the offline comparisons (`tally reconcile`, `reconcile --enforcement`):
  * SCAN-based, so operator tools only, never the query API. The key layout stays inside this lib.
+ * Every read covers every shard of the namespace and sums what shards hold of one cell.
  */
 export class NamespaceReader {
-  constructor(private readonly redis: RedisClient) {}
+  private readonly namespaces: ProjectionNamespaces;
+
+  constructor(private readonly redis: RedisClient) {
+    this.namespaces = new ProjectionNamespaces(redis);
+  }
 
   /** Every usage cell (`usageCellId` → totals) of a namespace whose bucket `inRange` accepts. */
   async usageCells(
@@ -37,14 +45,23 @@ export class NamespaceReader {
     inRange: (granularity: Granularity, start: number) => boolean,
   ): Promise<Map<string, Totals>> {
     const cells = new Map<string, Totals>();
-    const keys = (await scanKeys(this.redis, new ProjectionKeys(namespace).allUsage()))
+    const found: string[] = [];
+    for (const shard of await this.namespaces.shardKeys(namespace))
+      found.push(...(await scanKeys(this.redis, shard.allUsage())));
+    const keys = found
       .map((key) => ({ key, parts: parseUsageKey(key) }))
       .filter((k) => k.parts !== null && inRange(k.parts.granularity, k.parts.start));
     for (let i = 0; i < keys.length; i += READ_CHUNK) {
       const chunk = keys.slice(i, i + READ_CHUNK);
-      const pipeline = this.redis.pipeline();
-      for (const { key } of chunk) pipeline.hgetall(key);
-      const replies = (await pipeline.exec()) ?? [];
+      // One command per key, not a pipeline: the keys of a chunk span shards (Cluster slots).
+      const replies = await Promise.all(
+        chunk.map(({ key }) =>
+          this.redis.hgetall(key).then(
+            (fields): [Error | null, unknown] => [null, fields],
+            (error: unknown): [Error | null, unknown] => [error as Error, {}],
+          ),
+        ),
+      );
       chunk.forEach(({ parts }, j) => {
         const [error, fields] = replies[j] ?? [null, {}];
         if (error !== null || parts === null) return;
@@ -55,7 +72,8 @@ export class NamespaceReader {
             granularity: parts.granularity,
             start: parts.start,
           });
-          cells.set(id, totals);
+          const known = cells.get(id);
+          cells.set(id, known === undefined ? totals : mergeTotals(known, totals));
         }
       });
     }
@@ -64,7 +82,23 @@ export class NamespaceReader {
 
   /** The per-key cost of one policy's bucket: of `tenant`, or of every tenant when undefined. */
   async keyCosts(namespace: string, bucket: KeyUsageBucket, tenant?: string): Promise<ProjectedKeyCost[]> {
-    const projection = new ProjectionKeys(namespace);
+    // A key's cost summed over the shards that hold part of it.
+    const sums = new Map<string, ProjectedKeyCost>();
+    for (const projection of await this.namespaces.shardKeys(namespace)) {
+      for (const cost of await this.shardKeyCosts(projection, bucket, tenant)) {
+        const id = JSON.stringify([cost.tenant, cost.key]);
+        const known = sums.get(id);
+        sums.set(id, known === undefined ? cost : { ...cost, cost: known.cost + cost.cost });
+      }
+    }
+    return [...sums.values()];
+  }
+
+  private async shardKeyCosts(
+    projection: ProjectionKeys,
+    bucket: KeyUsageBucket,
+    tenant?: string,
+  ): Promise<ProjectedKeyCost[]> {
     const at = (t: string | null) => projection.keyUsage(t, bucket.policy, bucket.granularity, bucket.atMs);
     let hashes: { tenant: string | null; key: string }[];
     if (tenant !== undefined) {
@@ -90,11 +124,15 @@ export class NamespaceReader {
 
   /** A tenant's audit trail from `sinceMs` on (`null`: the tenant-less trail). */
   async auditSince(namespace: string, tenant: string | null, sinceMs: number): Promise<AuditEntry[]> {
-    const key = new ProjectionKeys(namespace).audit(tenant);
-    const flat = await this.redis.zrangebyscore(key, sinceMs, '+inf', 'WITHSCORES');
+    const keys = (await this.namespaces.shardKeys(namespace)).map((shard) => shard.audit(tenant));
+    const lengths = await Promise.all(keys.map((key) => this.redis.zcard(key)));
+    const all = lengths.reduce((n, length) => n + length, 0);
+    if (all === 0) return [];
+    // The whole trail from `sinceMs`, merged over shards as one page (reloads once, at their first time).
+    const rows = await readAuditPage(this.redis, keys, { scoreMs: sinceMs, skip: 0 }, all);
     const out: AuditEntry[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const entry = auditEntryFromMember(flat[i], Number(flat[i + 1]));
+    for (const { member, score } of rows) {
+      const entry = auditEntryFromMember(member, score);
       if (entry !== null) out.push(entry);
     }
     return out;

@@ -5,6 +5,8 @@ export interface NamespaceInfo {
   readonly events: number;
   /** Last write, ISO 8601; null before the first batch. */
   readonly updated: string | null;
+  /** Shards it is divided into (0: written before shards, rebuild it by a replay). */
+  readonly shards: number;
   /** `running` while a replay writes it, `complete` after; absent for projector-made namespaces. */
   readonly replay?: string;
 }
@@ -28,4 +30,6 @@ export interface ReplayStart {
   readonly startedMs: number;
   readonly coveredFrom: number;
   readonly coveredTo: number;
+  /** Shards to divide it into (`ProjectionNamespaces.ensureShards`): the topics' partition count. */
+  readonly shards: number;
 }

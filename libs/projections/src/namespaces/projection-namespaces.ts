@@ -1,11 +1,14 @@
 import { scanKeys, type RedisClient } from '@tally/redis';
 import {
   ACTIVE_NAMESPACE_KEY,
+  MAX_SHARDS,
   NAMESPACES_KEY,
+  NamespaceKeys,
   ProjectionKeys,
   isValidNamespace,
   offsetField,
   parseOffsetField,
+  shardOfPartition,
 } from '../sink/projection-keys';
 import type { NamespaceCoverage, NamespaceInfo, ReplayStart, StoredOffset } from './namespace-info';
 import { NamespaceRefusedError } from './namespace-refused.error';
@@ -18,6 +21,8 @@ import { NamespaceRefusedError } from './namespace-refused.error';
 const META_REPLAY = 'replay';
 const META_COVERED_FROM = 'covered_from';
 const META_COVERED_TO = 'covered_to';
+/** Layout 2: the number of shards the namespace is divided into, fixed when it is created. */
+const META_SHARDS = 'shards';
 /** Keys unlinked per command when a namespace is dropped: bounded so Redis is never held long. */
 const UNLINK_CHUNK = 500;
 
@@ -42,11 +47,12 @@ export class ProjectionNamespaces {
   }
 
   /**
-   * Registers `name` and makes it active unless one already is (first start); returns the active
-   * one. SET NX: two projectors starting together agree on one.
+   * Registers `name` (divided into `shards` shards unless it already is) and makes it active unless
+   * one already is (first start); returns the active one. SET NX: two projectors starting together
+   * agree on one.
    */
-  async ensureActive(name: string): Promise<string> {
-    const keys = new ProjectionKeys(name);
+  async ensureActive(name: string, shards: number): Promise<string> {
+    const keys = new NamespaceKeys(name);
     await this.redis.sadd(NAMESPACES_KEY, name);
     const [seconds, micros] = await this.redis.time();
     await this.redis.hsetnx(
@@ -54,8 +60,40 @@ export class ProjectionNamespaces {
       'created',
       Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
     );
+    await this.ensureShards(name, shards);
     await this.redis.set(ACTIVE_NAMESPACE_KEY, name, 'NX');
     return (await this.active()) ?? name;
+  }
+
+  /**
+   * The shards `name` is divided into, fixing them at `shards` if not yet fixed (HSETNX: the first
+   * writer wins, and every later one reads what it fixed). A namespace's shard count never changes:
+   * the shard of an event must not (`shardOfPartition`).
+   */
+  async ensureShards(name: string, shards: number): Promise<number> {
+    if (!Number.isSafeInteger(shards) || shards < 1 || shards > MAX_SHARDS)
+      throw new RangeError(`invalid shard count: ${shards}`);
+    const meta = new NamespaceKeys(name).meta();
+    await this.redis.hsetnx(meta, META_SHARDS, shards);
+    return this.shards(name);
+  }
+
+  /**
+   * The shards of `name`; 0 when it has none fixed (never created, or written by layout 1 before
+   * shards: `isLegacy`). Queries read every shard of a namespace.
+   */
+  async shards(name: string): Promise<number> {
+    const stored = await this.redis.hget(new NamespaceKeys(name).meta(), META_SHARDS);
+    const shards = Number(stored);
+    if (stored === null) return 0;
+    if (!/^[1-9]\d*$/.test(stored) || shards > MAX_SHARDS)
+      throw new Error(`namespace ${name}: meta field shards is not a shard count: ${stored}`);
+    return shards;
+  }
+
+  /** Written by layout 1 (every key in one slot): rebuilt by a replay, see docs/operations.md. */
+  async isLegacy(name: string): Promise<boolean> {
+    return (await this.redis.exists(new NamespaceKeys(name).legacyOffsets())) > 0;
   }
 
   /** Registered (created by a projector or a replay, not dropped). */
@@ -69,8 +107,9 @@ export class ProjectionNamespaces {
    */
   async exists(name: string): Promise<boolean> {
     if (await this.isRegistered(name)) return true;
-    const keys = new ProjectionKeys(name);
-    return (await this.redis.exists(keys.meta(), keys.offsets())) > 0;
+    const keys = new NamespaceKeys(name);
+    if ((await this.redis.exists(keys.meta(), keys.legacyOffsets())) > 0) return true;
+    return (await scanKeys(this.redis, keys.allShards())).length > 0;
   }
 
   /** The namespace a query reads: the one it names if that exists, else the active one; null if none. */
@@ -87,14 +126,21 @@ export class ProjectionNamespaces {
     ]);
     const rows: NamespaceInfo[] = [];
     for (const name of names.filter(isValidNamespace).sort()) {
-      const meta = await this.redis.hgetall(new ProjectionKeys(name).meta());
-      const updated = Number(meta.updated);
+      const meta = await this.redis.hgetall(new NamespaceKeys(name).meta());
+      // The steps count events and time their writes per shard: summed, and the latest write.
+      let events = 0;
+      let updated: number | null = null;
+      for (const shard of await this.shardMetas(name)) {
+        events += Number(shard.events ?? 0);
+        const at = Number(shard.updated);
+        if (shard.updated !== undefined && Number.isFinite(at)) updated = Math.max(updated ?? at, at);
+      }
       rows.push({
         name,
         active: name === active,
-        events: Number(meta.events ?? 0),
-        updated:
-          Number.isFinite(updated) && meta.updated !== undefined ? new Date(updated).toISOString() : null,
+        events,
+        updated: updated === null ? null : new Date(updated).toISOString(),
+        shards: Number(meta[META_SHARDS] ?? 0),
         ...(meta[META_REPLAY] === undefined ? {} : { replay: meta[META_REPLAY] }),
       });
     }
@@ -108,7 +154,7 @@ export class ProjectionNamespaces {
    */
   async switchTo(name: string, force = false): Promise<{ previous: string | null; active: string }> {
     if (!(await this.isRegistered(name))) throw new NamespaceRefusedError(`no namespace ${name}`);
-    const replay = await this.redis.hget(new ProjectionKeys(name).meta(), META_REPLAY);
+    const replay = await this.redis.hget(new NamespaceKeys(name).meta(), META_REPLAY);
     if (replay !== null && replay !== 'complete' && !force) {
       throw new NamespaceRefusedError(
         `namespace ${name} is not complete (replay ${replay}); use --force to switch anyway`,
@@ -129,15 +175,33 @@ export class ProjectionNamespaces {
     if (!(await this.exists(name))) throw new NamespaceRefusedError(`no namespace ${name}`);
     // Unregister first: a half-dropped namespace must not be listed as usable.
     await this.redis.srem(NAMESPACES_KEY, name);
-    const keys = await scanKeys(this.redis, new ProjectionKeys(name).all());
-    for (let i = 0; i < keys.length; i += UNLINK_CHUNK)
-      await this.redis.unlink(...keys.slice(i, i + UNLINK_CHUNK));
-    return { keys: keys.length };
+    const keys = new NamespaceKeys(name);
+    // Every shard (whatever the shard count says: a half-created namespace), the namespace-wide
+    // keys last (its meta says how many shards there are), and layout 1's keys with them.
+    const shardKeys = await scanKeys(this.redis, keys.allShards());
+    const wide = await scanKeys(this.redis, keys.all());
+    let unlinked = 0;
+    for (const list of [shardKeys, wide]) {
+      // One UNLINK per key, not a pipeline: keys of different shards live in different slots, and
+      // a Cluster pipeline must stay on one node.
+      for (let i = 0; i < list.length; i += UNLINK_CHUNK)
+        await Promise.all(list.slice(i, i + UNLINK_CHUNK).map((key) => this.redis.unlink(key)));
+      unlinked += list.length;
+    }
+    return { keys: unlinked };
   }
 
-  /** `<topic>:<partition>` → next offset to consume, as stored with the last applied batch. */
+  /**
+   * `<topic>:<partition>` → next offset to consume, as stored with the last applied batch of each
+   * partition's shard.
+   */
   async offsets(name: string): Promise<Map<string, string>> {
-    return new Map(Object.entries(await this.redis.hgetall(new ProjectionKeys(name).offsets())));
+    const out = new Map<string, string>();
+    for (const keys of await this.shardKeys(name)) {
+      for (const [field, offset] of Object.entries(await this.redis.hgetall(keys.offsets())))
+        out.set(field, offset);
+    }
+    return out;
   }
 
   /** The stored offsets of a namespace, parsed (fields that name no partition are left out). */
@@ -155,19 +219,26 @@ export class ProjectionNamespaces {
    * resumes from these, not from Kafka's commits.
    */
   async storeOffsets(name: string, offsets: readonly StoredOffset[]): Promise<void> {
-    const fields = offsets.flatMap((o) => [offsetField(o.topic, o.partition), o.offset]);
-    if (fields.length > 0) await this.redis.hset(new ProjectionKeys(name).offsets(), ...fields);
+    const shards = await this.requireShards(name);
+    for (const o of offsets) {
+      const keys = new ProjectionKeys(name, shardOfPartition(o.partition, shards));
+      await this.redis.hset(keys.offsets(), offsetField(o.topic, o.partition), o.offset);
+    }
   }
 
-  /** Registers a namespace a replay is about to write, marked `running`, with the range it covers. */
-  async beginReplay(name: string, start: ReplayStart): Promise<void> {
+  /**
+   * Registers a namespace a replay is about to write, marked `running`, with the range it covers and
+   * its shard count (`start.shards`); returns the shard count.
+   */
+  async beginReplay(name: string, start: ReplayStart): Promise<number> {
     await this.redis.sadd(NAMESPACES_KEY, name);
-    await this.redis.hset(new ProjectionKeys(name).meta(), {
+    await this.redis.hset(new NamespaceKeys(name).meta(), {
       created: start.startedMs,
       [META_REPLAY]: 'running',
       [META_COVERED_FROM]: start.coveredFrom,
       [META_COVERED_TO]: start.coveredTo,
     });
+    return this.ensureShards(name, start.shards);
   }
 
   /**
@@ -176,16 +247,18 @@ export class ProjectionNamespaces {
    * resumes there rather than at the start of the topic.
    */
   async completeReplay(name: string, ends: readonly StoredOffset[]): Promise<void> {
-    const keys = new ProjectionKeys(name);
-    for (const end of ends)
+    const shards = await this.requireShards(name);
+    for (const end of ends) {
+      const keys = new ProjectionKeys(name, shardOfPartition(end.partition, shards));
       await this.redis.hsetnx(keys.offsets(), offsetField(end.topic, end.partition), end.offset);
-    await this.redis.hset(keys.meta(), META_REPLAY, 'complete');
+    }
+    await this.redis.hset(new NamespaceKeys(name).meta(), META_REPLAY, 'complete');
   }
 
   /** The range a replayed namespace covers; empty for a projector-made one. */
   async coverage(name: string): Promise<NamespaceCoverage> {
     const [from, to] = await this.redis.hmget(
-      new ProjectionKeys(name).meta(),
+      new NamespaceKeys(name).meta(),
       META_COVERED_FROM,
       META_COVERED_TO,
     );
@@ -193,5 +266,24 @@ export class ProjectionNamespaces {
       ...(from === null ? {} : { from: Number(from) }),
       ...(to === null ? {} : { to: Number(to) }),
     };
+  }
+
+  /** The keys of every shard of `name` (none for a namespace without shards). */
+  async shardKeys(name: string): Promise<ProjectionKeys[]> {
+    const shards = await this.shards(name);
+    return Array.from({ length: shards }, (_, shard) => new ProjectionKeys(name, shard));
+  }
+
+  private async shardMetas(name: string): Promise<Record<string, string>[]> {
+    const out: Record<string, string>[] = [];
+    for (const keys of await this.shardKeys(name)) out.push(await this.redis.hgetall(keys.meta()));
+    return out;
+  }
+
+  private async requireShards(name: string): Promise<number> {
+    const shards = await this.shards(name);
+    if (shards === 0)
+      throw new NamespaceRefusedError(`namespace ${name} has no shards (created before layout 2)`);
+    return shards;
   }
 }

@@ -5,7 +5,9 @@ import { bucketPage, parsePageSize } from './bucket-pages';
 import { MAX_AGGREGATE } from '../fold/exact-counter';
 import { parsePolicyKeyParam } from './policy-key-param';
 import { ProjectionCorruptError } from './projection-corrupt.error';
-import { ProjectionKeys } from '../sink/projection-keys';
+import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
+import { readAuditPage } from './audit-merge';
+import { isInexact, readShards, sumAcross, sumMapsAcross } from './shard-reads';
 import { coverRange } from './range-cover';
 import type { AuditEntryView, AuditRequest, AuditView, QueryResult, UsageRequest } from './query-views';
 import { parseUsageRange, type QueryError } from './time-range';
@@ -16,15 +18,22 @@ import { bucketRows, formatInstant, type UsageBucketView, type UsageView } from 
 import { usageSource } from './usage-source';
 
 /**
- * Reads of the query API. A usage page is one pipelined read per bucket start of the page; the
- * range `total` is read from the few buckets of `coverRange`, whatever the page (`usageSource` says
- * which hash and fields, for a tenant, a policy or one key). Top keys read one `keys:` hash.
+ * Reads of the query API. A namespace is divided into shards (`shardOfPartition`), each holding the
+ * usage of the events of its partitions: every read is made in every shard and summed, exactly (a
+ * sum past 2^53 − 1 is refused, never rounded). A usage page is one pipelined read per bucket start
+ * of the page and shard; the range `total` is read from the few buckets of `coverRange`, whatever
+ * the page (`usageSource` says which hash and fields, for a tenant, a policy or one key). Top keys
+ * read one `keys:` hash per shard.
  */
 export class ProjectionQueries {
+  private readonly namespaces: ProjectionNamespaces;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly clock: () => number,
-  ) {}
+  ) {
+    this.namespaces = new ProjectionNamespaces(redis);
+  }
 
   async usage(namespace: string, request: UsageRequest): Promise<QueryResult<UsageView>> {
     const range = parseUsageRange(request, this.clock());
@@ -45,27 +54,29 @@ export class ProjectionQueries {
 
     const { granularity } = range.value;
     const { policy, tenant } = request;
-    const source = usageSource(new ProjectionKeys(namespace), { tenant, policy, key: key.value });
-    const rowReads = page.value.starts.map((start) => source.rows(granularity, start));
-    const totalReads = coverRange(range.value.fromMs, range.value.toMs).map((bucket) =>
-      source.total(bucket.granularity, bucket.start),
-    );
-    const rows = this.redis.pipeline();
-    for (const read of rowReads) read.queue(rows);
-    const cover = this.redis.pipeline();
-    for (const read of totalReads) read.queue(cover);
-    const [rowReplies, coverReplies] = await Promise.all([rows.exec(), cover.exec()]);
+    const shards = await this.namespaces.shardKeys(namespace);
+    const whose = { tenant, policy, key: key.value };
+    const cover = coverRange(range.value.fromMs, range.value.toMs);
+    const [rowReplies, coverReplies] = await Promise.all([
+      readShards(this.redis, shards, (keys) =>
+        page.value.starts.map((start) => usageSource(keys, whose).rows(granularity, start)),
+      ),
+      readShards(this.redis, shards, (keys) =>
+        cover.map((bucket) => usageSource(keys, whose).total(bucket.granularity, bucket.start)),
+      ),
+    ]);
 
-    const buckets: UsageBucketView[] = page.value.starts.flatMap((start, i) =>
-      bucketRows(start, rowReads[i].decode(replyOf(rowReplies, i)), policy),
-    );
-    const total = mergeTotals(...totalReads.map((read, i) => read.decode(replyOf(coverReplies, i))));
-    // Every bucket holds at most 2^53 − 1, but a range of many may sum past it, where a JSON number
-    // stops being exact for most callers: refused rather than answered rounded.
-    if (total.cost > MAX_AGGREGATE || total.count > MAX_AGGREGATE) {
+    const rows = page.value.starts.map((start, i) => ({ start, totals: sumMapsAcross(rowReplies, i) }));
+    const total = mergeTotals(...cover.map((_, i) => sumAcross(coverReplies, i)));
+    const cells = [total, ...rows.flatMap((row) => [...row.totals.values()])];
+    // Every cell of a shard holds at most 2^53 − 1, but a bucket summed over shards, or a range of
+    // many, may pass it, where a JSON number stops being exact for most callers: refused rather
+    // than answered rounded.
+    if (cells.some(isInexact)) {
       const message = `the total of this range exceeds ${MAX_AGGREGATE} and cannot be answered exactly; query a shorter range`;
       return { ok: false, errors: [{ field: 'from', message }] };
     }
+    const buckets: UsageBucketView[] = rows.flatMap((row) => bucketRows(row.start, row.totals, policy));
     return {
       ok: true,
       value: {
@@ -80,18 +91,21 @@ export class ProjectionQueries {
   }
 
   /**
-   * The heaviest keys of one policy in ONE bucket, from its `keys:` hash (`readTopKeys`: HGETALL or
-   * HSCAN by size). A stored value that does not read throws `ProjectionCorruptError`.
+   * The heaviest keys of one policy in ONE bucket, from its `keys:` hash in every shard
+   * (`readTopKeys`: HGETALL or HSCAN by size, summed key by key across shards). A stored value that
+   * does not read, or a sum past 2^53 − 1, throws `ProjectionCorruptError`.
    */
   async topKeys(namespace: string, request: TopKeysRequest): Promise<QueryResult<TopKeysView>> {
     const parsed = parseTopKeysQuery(request, this.clock());
     if (!parsed.ok) return parsed;
     const { granularity, startMs, limit } = parsed.value;
     const { tenant, policy } = request;
-    const hash = new ProjectionKeys(namespace).keyUsage(tenant, policy, granularity, startMs);
+    const hashes = (await this.namespaces.shardKeys(namespace)).map((keys) =>
+      keys.keyUsage(tenant, policy, granularity, startMs),
+    );
     const top = await readTopKeys(
       this.redis,
-      hash,
+      hashes,
       limit,
       (key) => new ProjectionCorruptError({ namespace, tenant, policy, granularity, startMs, key }),
     );
@@ -112,23 +126,18 @@ export class ProjectionQueries {
     const parsed = parseAuditQuery(request, this.clock());
     if (!parsed.ok) return parsed;
     const { position, limit } = parsed.value;
-    const key = new ProjectionKeys(namespace).audit(request.tenant ?? null);
-    const flat = await this.redis.zrange(
-      key,
-      position.scoreMs,
-      '+inf',
-      'BYSCORE',
-      'LIMIT',
-      position.skip,
+    const shards = await this.namespaces.shardKeys(namespace);
+    const rows = await readAuditPage(
+      this.redis,
+      shards.map((keys) => keys.audit(request.tenant ?? null)),
+      position,
       limit,
-      'WITHSCORES',
     );
     const entries: AuditEntryView[] = [];
     const scores: number[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const score = Number(flat[i + 1]);
+    for (const { member, score } of rows) {
       scores.push(score);
-      const entry = auditEntryFromMember(flat[i] ?? '', score);
+      const entry = auditEntryFromMember(member, score);
       if (entry === null) continue;
       entries.push({
         time: formatInstant(entry.timeMs),
@@ -149,13 +158,4 @@ export class ProjectionQueries {
 
 function errorsOf<T>(parsed: { ok: true; value: T } | { ok: false; errors: QueryError[] }): QueryError[] {
   return parsed.ok ? [] : parsed.errors;
-}
-
-type PipelineReplies = [error: Error | null, result: unknown][] | null;
-
-function replyOf(replies: PipelineReplies, i: number): unknown {
-  const reply = replies?.[i];
-  if (reply === undefined) throw new Error('projection read: missing pipeline reply');
-  if (reply[0] !== null) throw reply[0];
-  return reply[1];
 }

@@ -5,7 +5,7 @@ import { ProjectionKeys } from '../sink/projection-keys';
 import { usageSource } from './usage-source';
 
 const HOUR = Date.parse('2026-11-30T09:00:00Z');
-const keys = new ProjectionKeys('live');
+const keys = new ProjectionKeys('live', 0);
 
 /** The commands a read queues, as [command, ...arguments]. */
 function queued(read: { queue(pipeline: ChainableCommander): void }): unknown[][] {
@@ -23,10 +23,10 @@ describe(usageSource.name, () => {
     const sut = usageSource(keys, { tenant: 'a c', policy: 'p1', key: 'acme|svc:1' });
 
     it('reads the one packed field of the `keys:` hash, for rows and for the total', () => {
-      const hash = 'tally:proj:{live}:keys:a%20c:p1:hour:20261130T0900Z';
+      const hash = 'tally:proj:{live:s0}:keys:a%20c:p1:hour:20261130T0900Z';
       expect(queued(sut.rows('hour', HOUR + 59_000))).toEqual([['hmget', hash, 'acme|svc:1']]);
       expect(queued(sut.total('month', HOUR))).toEqual([
-        ['hmget', 'tally:proj:{live}:keys:a%20c:p1:month:20261101T0000Z', 'acme|svc:1'],
+        ['hmget', 'tally:proj:{live:s0}:keys:a%20c:p1:month:20261101T0000Z', 'acme|svc:1'],
       ]);
     });
 
@@ -54,7 +54,7 @@ describe(usageSource.name, () => {
     const sut = usageSource(keys, { tenant: 'acme', policy: 'p1' });
 
     it("reads the policy's pair of the `usage:` hash, for rows and for the total", () => {
-      const call = ['hmget', 'tally:proj:{live}:usage:acme:hour:20261130T0900Z', 'cost:p1', 'count:p1'];
+      const call = ['hmget', 'tally:proj:{live:s0}:usage:acme:hour:20261130T0900Z', 'cost:p1', 'count:p1'];
       expect(queued(sut.rows('hour', HOUR))).toEqual([call]);
       expect(queued(sut.total('hour', HOUR))).toEqual([call]);
       expect(sut.rows('hour', HOUR).decode(['5', null])).toEqual(new Map([['p1', { cost: 5, count: 0 }]]));
@@ -81,10 +81,10 @@ describe(usageSource.name, () => {
 
     it('reads rows whole, and the total from the all-policies pair (each decision once)', () => {
       expect(queued(sut.rows('hour', HOUR))).toEqual([
-        ['hgetall', 'tally:proj:{live}:usage:acme:hour:20261130T0900Z'],
+        ['hgetall', 'tally:proj:{live:s0}:usage:acme:hour:20261130T0900Z'],
       ]);
       expect(queued(sut.total('hour', HOUR))).toEqual([
-        ['hmget', 'tally:proj:{live}:usage:acme:hour:20261130T0900Z', 'cost:_all', 'count:_all'],
+        ['hmget', 'tally:proj:{live:s0}:usage:acme:hour:20261130T0900Z', 'cost:_all', 'count:_all'],
       ]);
       expect(sut.rows('hour', HOUR).decode({ 'cost:p1': '3', 'count:p1': '1' })).toEqual(
         new Map([['p1', { cost: 3, count: 1 }]]),

@@ -6,6 +6,7 @@ import type { OffsetMark } from '../sink/batch-step';
 import type {
   ApplyOutcome,
   PreparedStep,
+  ShardRef,
   ProjectionStore,
   RefusalSink,
   StepEvents,
@@ -53,10 +54,15 @@ class FakeStore {
   /** Event ids the "namespace" cannot take: handed to the refusal sink, as ProjectionStore does. */
   readonly refuse = new Set<string>();
 
-  prepareStep(namespace: string, events: StepEvents, offsets: readonly OffsetMark[]): PreparedStep {
+  prepareStep(
+    { namespace, shard }: ShardRef,
+    events: StepEvents,
+    offsets: readonly OffsetMark[],
+  ): PreparedStep {
     const list = typeof events === 'function' ? events() : events;
     return {
       namespace,
+      shard,
       events,
       offsets,
       applied: list.length,
@@ -88,7 +94,12 @@ class FakePositions {
   readonly commits: OffsetMark[][] = [];
 
   current() {
-    return { namespace: 'live', restored: Promise.resolve(true), generation: this.generation };
+    return {
+      namespace: 'live',
+      shards: () => 1,
+      restored: Promise.resolve(true),
+      generation: this.generation,
+    };
   }
 
   resync(): void {

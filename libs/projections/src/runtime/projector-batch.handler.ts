@@ -15,7 +15,8 @@ import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
 import type { ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
-import { StepWriter, type RefusedRecord } from './step-writer';
+import { ShardedStepWriter } from './sharded-step-writer';
+import type { RefusedRecord } from './step-writer';
 
 /** Records validated and folded at a time; a step ends at most this many events past its budget. */
 const SLICE_RECORDS = 256;
@@ -33,6 +34,7 @@ const HEARTBEAT_MS = 1_000;
 interface Handed {
   readonly batch: LedgerBatch;
   readonly namespace: string;
+  readonly shards: number;
   /** `ProjectorPositions.generation` when handed over: a later seek makes the batch stale. */
   readonly generation: number;
 }
@@ -40,9 +42,9 @@ interface Handed {
 /**
  * Applies the batches of every assigned partition. kafkajs hands a batch over (`handle`) and
  * fetches on while one loop folds and writes the batches in arrival order (`BatchQueue`): Redis
- * works during fetches and fetches run during folds. All partitions share one `StepWriter` per
- * namespace, so a step aggregates whatever the partitions bring and Redis always has the next step
- * ready. The order of side effects per batch, and what a crash between them costs:
+ * works during fetches and fetches run during folds. All partitions share one `ShardedStepWriter`
+ * per namespace: the partitions of one shard share its steps, so a step aggregates whatever they
+ * bring, and the shards' steps run side by side (on different Cluster nodes when there are some). The order of side effects per batch, and what a crash between them costs:
  *
  * 1. Validate every record (pure). Crash: nothing happened.
  * 2. Produce the invalid ones to the dead-letter topic (acks=all). Crash after: the batch is
@@ -72,7 +74,7 @@ export class ProjectorBatchHandler {
   private readonly logger = new Logger('Projector');
   private readonly expectedTypes: Record<string, string>;
   private readonly queue = new BatchQueue<Handed>(QUEUED_RECORDS);
-  private readonly writers = new Map<string, StepWriter>();
+  private readonly writers = new Map<string, ShardedStepWriter>();
   private loop?: Promise<void>;
 
   constructor(
@@ -93,7 +95,7 @@ export class ProjectorBatchHandler {
     // Stopping: leave the batch to whoever owns the partition next (its offset was not stored).
     if (batch.records.length === 0 || !context.isRunning()) return;
     // The namespace and the positions restored for it belong together: read both at once.
-    const { namespace, restored, generation } = this.positions.current();
+    const { namespace, shards, restored, generation } = this.positions.current();
     if (!(await restored)) throw new Error('partition positions not restored from Redis yet');
     // Fetched before the seek to the stored offset took effect: applying it could skip records.
     if (context.isStale()) {
@@ -104,7 +106,7 @@ export class ProjectorBatchHandler {
     // A full queue can hold this call for as long as Redis is slow: keep the membership alive.
     const beat = setInterval(() => void context.heartbeat().catch(() => undefined), HEARTBEAT_MS);
     try {
-      await this.queue.push({ batch, namespace, generation }, batch.records.length);
+      await this.queue.push({ batch, namespace, shards: shards(), generation }, batch.records.length);
     } finally {
       clearInterval(beat);
     }
@@ -123,7 +125,7 @@ export class ProjectorBatchHandler {
     for (;;) {
       const handed = await this.queue.take();
       if (handed === undefined) break;
-      const writer = this.writerOf(handed.namespace);
+      const writer = this.writerOf(handed.namespace, handed.shards);
       try {
         await this.apply(writer, handed);
         // Nothing else waiting: write what is folded now rather than wait for the step budget.
@@ -143,7 +145,7 @@ export class ProjectorBatchHandler {
    * Slices keep the parsed events few and short-lived, and bound how far a step runs past its
    * budget.
    */
-  private async apply(writer: StepWriter, { batch, generation }: Handed): Promise<void> {
+  private async apply(writer: ShardedStepWriter, { batch, generation }: Handed): Promise<void> {
     if (generation !== this.positions.generation) {
       this.metrics.dropped.inc({ reason: 'repositioned' });
       return;
@@ -197,10 +199,11 @@ export class ProjectorBatchHandler {
     }
   }
 
-  private writerOf(namespace: string): StepWriter {
+  private writerOf(namespace: string, shards: number): ShardedStepWriter {
     let writer = this.writers.get(namespace);
     if (writer === undefined) {
-      const created: StepWriter = new StepWriter(this.store, namespace, this.options.stepCells, {
+      const { stepCells } = this.options;
+      const created: ShardedStepWriter = new ShardedStepWriter(this.store, namespace, shards, stepCells, {
         onStep: (outcome, offsets) => this.stepApplied(outcome, offsets),
         onFailure: (error) => this.failed(namespace, created, error),
         onRefused: (refused) => this.deadLetterRefused(refused),
@@ -226,7 +229,7 @@ export class ProjectorBatchHandler {
    * it. Start over from Redis: drop the waiting batches and seek every partition back. Told once per
    * writer, whether the failure surfaced in the loop or in the writer's own step.
    */
-  private failed(namespace: string, writer: StepWriter, error: unknown): void {
+  private failed(namespace: string, writer: ShardedStepWriter, error: unknown): void {
     if (this.writers.get(namespace) !== writer) return;
     this.logger.error(`applying to ${namespace} failed, resuming from its stored offsets: ${String(error)}`);
     this.metrics.stepFailures.inc();

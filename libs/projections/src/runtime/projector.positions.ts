@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KAFKA_ADMIN, type Assignment, type KafkaAdminPort, type LedgerConsumer } from '@tally/ledger';
-import { offsetField } from '../sink/projection-keys';
+import { offsetField, shardsForPartitions } from '../sink/projection-keys';
 import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
+import { PROJECTOR_OPTIONS } from '../projections.constants';
+import type { ResolvedProjectorOptions } from './projector.options';
 
 /**
  * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to
@@ -13,6 +15,8 @@ import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 export class ProjectorPositions {
   private readonly logger = new Logger('Projector');
   private namespace = '';
+  /** Shards of `namespace`, read (or fixed) with every restore. */
+  private shards = 0;
   private assignment: Assignment = {};
   private consumer?: LedgerConsumer;
   private restored: Promise<boolean> = Promise.resolve(false);
@@ -22,7 +26,24 @@ export class ProjectorPositions {
   constructor(
     private readonly namespaces: ProjectionNamespaces,
     @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
+    @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
   ) {}
+
+  /**
+   * The shard count a namespace created now gets: the GCD of the topics' partition counts (see
+   * `shardOfPartition`).
+   */
+  async newShardCount(): Promise<number> {
+    return shardsForPartitions(await this.partitionCounts());
+  }
+
+  /** The partition counts of the ledger topics now. */
+  async partitionCounts(): Promise<number[]> {
+    const { usage, decision } = this.options.topics;
+    return Promise.all(
+      [usage, decision].map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).length),
+    );
+  }
 
   /**
    * The namespace batches go to, whether positions for it are restored (await it), and the
@@ -31,12 +52,19 @@ export class ProjectorPositions {
    */
   current(): {
     readonly namespace: string;
+    /** Valid once `restored` resolved true: the shards of `namespace`. */
+    readonly shards: () => number;
     readonly restored: Promise<boolean>;
     readonly generation: number;
   } {
     // A failed restore (Redis or Kafka blip) is retried by the next batch that asks.
     if (this.failed) this.restore();
-    return { namespace: this.namespace, restored: this.restored, generation: this.seeks };
+    return {
+      namespace: this.namespace,
+      shards: () => this.shards,
+      restored: this.restored,
+      generation: this.seeks,
+    };
   }
 
   get generation(): number {
@@ -106,6 +134,10 @@ export class ProjectorPositions {
     assignment: Assignment,
   ): Promise<void> {
     if (consumer === undefined) throw new Error('no consumer yet');
+    // A namespace switched to without shards (layout 1) gets them now; its old keys stay unread.
+    let shards = await this.namespaces.shards(namespace);
+    if (shards === 0) shards = await this.namespaces.ensureShards(namespace, await this.newShardCount());
+    this.shards = shards;
     const stored = await this.namespaces.offsets(namespace);
     const resumed: string[] = [];
     const commits: { topic: string; partition: number; offset: string }[] = [];

@@ -94,7 +94,14 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
       try {
         await this.provisioner.ensureTopics(this.options.topicSpecs);
-        this.positions.useNamespace(await this.namespaces.ensureActive(this.options.defaultNamespace));
+        const shards = await this.positions.newShardCount();
+        const active = await this.namespaces.ensureActive(this.options.defaultNamespace, shards);
+        if (await this.namespaces.isLegacy(active))
+          this.logger.warn(
+            `namespace ${active} holds keys of layout 1 (before shards), which are not read: rebuild it by a replay (docs/operations.md)`,
+          );
+        await this.warnOfMovedShards(active);
+        this.positions.useNamespace(active);
         await this.join();
         return;
       } catch (error) {
@@ -104,6 +111,20 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
         await sleep(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)] ?? 5_000, this.stopping.signal);
       }
     }
+  }
+
+  /**
+   * Per-shard dedup is exact only while every event keeps its shard: topics grown to a partition
+   * count the namespace's shard count does not divide may put a re-published twin in another shard
+   * (`shardOfPartition`; docs/operations.md). Said at start, where an operator looks.
+   */
+  private async warnOfMovedShards(namespace: string): Promise<void> {
+    const shards = await this.namespaces.shards(namespace);
+    const counts = await this.positions.partitionCounts();
+    if (shards > 0 && counts.some((count) => count % shards !== 0))
+      this.logger.warn(
+        `namespace ${namespace} has ${shards} shards but the topics have ${counts.join(' and ')} partitions: grow topics only to multiples of ${shards}, or twins re-published across the growth may count twice (docs/operations.md)`,
+      );
   }
 
   private async join(): Promise<void> {

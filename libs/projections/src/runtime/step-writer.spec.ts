@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { OffsetMark } from '../sink/batch-step';
 import { foldEvents } from '../fold/fold-events';
 import type { ProjectionDelta } from '../fold/projection-delta';
-import type { ApplyOutcome, PreparedStep } from '../sink/projection.store';
+import type { ApplyOutcome, PreparedStep, ShardRef } from '../sink/projection.store';
 import { StepWriter } from './step-writer';
 
 const T0 = Date.parse('2026-11-30T09:41:27.500Z');
@@ -30,6 +30,8 @@ function usage(i: number, key = `k${i}`): LedgerEvent {
   return event;
 }
 
+const LIVE: ShardRef = { namespace: 'live', shard: 0 };
+
 const mark = (partition: number, nextOffset: string): OffsetMark => ({ topic: 't', partition, nextOffset });
 
 /** Records every step; applies each when `release` is called, in order, so tests see the overlap. */
@@ -40,7 +42,7 @@ class FakeStore {
   fail = false;
 
   prepareStep(
-    namespace: string,
+    { namespace, shard }: ShardRef,
     events: readonly LedgerEvent[],
     offsets: readonly OffsetMark[],
     delta?: ProjectionDelta,
@@ -49,6 +51,7 @@ class FakeStore {
     const d = delta ?? foldEvents(events);
     return {
       namespace,
+      shard,
       events,
       offsets,
       applied: d.applied,
@@ -78,7 +81,7 @@ describe(StepWriter.name, () => {
     // buckets of its key, a token), each further one of a new key 5; a budget of 31 takes three
     // events
     const store = new FakeStore();
-    const sut = new StepWriter(store, 'live', 31);
+    const sut = new StepWriter(store, LIVE, 31);
     // when
     const first = sut.add([usage(1), usage(2)], mark(0, '2'));
     await tick();
@@ -91,7 +94,7 @@ describe(StepWriter.name, () => {
 
   it('folds the next steps while one runs, and holds the caller once three steps are waiting', async () => {
     const store = new FakeStore();
-    const sut = new StepWriter(store, 'live', 1);
+    const sut = new StepWriter(store, LIVE, 1);
     // when: step 1 is cut and starts; steps 2 to 4 are cut while it runs
     await sut.add([usage(1)], mark(0, '1'));
     await tick();
@@ -126,7 +129,7 @@ describe(StepWriter.name, () => {
 
   it('keeps offsets of a step without events (a batch of dead letters) and skips an empty flush', async () => {
     const store = new FakeStore();
-    const sut = new StepWriter(store, 'live', 100);
+    const sut = new StepWriter(store, LIVE, 100);
     await sut.add([], mark(2, '9'));
     await sut.add([], mark(2, '7'));
     const flushed = sut.flush();
@@ -142,7 +145,7 @@ describe(StepWriter.name, () => {
     const store = new FakeStore();
     store.fail = true;
     const failures: unknown[] = [];
-    const sut = new StepWriter(store, 'live', 1, { onFailure: (error) => failures.push(error) });
+    const sut = new StepWriter(store, LIVE, 1, { onFailure: (error) => failures.push(error) });
     await sut.add([usage(1)], mark(0, '1'));
     await sut.add([usage(2)], mark(0, '2')); // cut while step 1 runs: waits behind it
     await tick();
@@ -158,7 +161,7 @@ describe(StepWriter.name, () => {
   it('cuts what is pending on request, and tells each applied step with its offsets, in order', async () => {
     const store = new FakeStore();
     const told: [number, readonly OffsetMark[]][] = [];
-    const sut = new StepWriter(store, 'live', 1_000, {
+    const sut = new StepWriter(store, LIVE, 1_000, {
       onStep: (outcome, offsets) => told.push([outcome.applied, offsets]),
     });
     await sut.add([usage(1)], mark(0, '1'));
@@ -182,7 +185,7 @@ describe(StepWriter.name, () => {
 
   it('passes the delta it folded as events came, equal to folding the step at once', async () => {
     const store = new FakeStore();
-    const sut = new StepWriter(store, 'live', 1_000);
+    const sut = new StepWriter(store, LIVE, 1_000);
     const events = [usage(1, 'a'), usage(2, 'a'), usage(3, 'b'), usage(3, 'b')];
     await sut.add(events.slice(0, 2), mark(0, '2'));
     await sut.add(events.slice(2), mark(0, '4'));

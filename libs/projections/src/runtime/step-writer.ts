@@ -3,7 +3,7 @@ import type { LedgerRecord } from '@tally/ledger';
 import type { OffsetMark } from '../sink/batch-step';
 import { EventFolding } from '../fold/fold-events';
 import { offsetField } from '../sink/projection-keys';
-import type { ApplyOutcome, ProjectionStore, RefusedEvent } from '../sink/projection.store';
+import type { ApplyOutcome, ProjectionStore, RefusedEvent, ShardRef } from '../sink/projection.store';
 
 export interface StepHooks {
   /** Told of every applied step, in order, with the offsets it stored. */
@@ -30,7 +30,7 @@ interface RecordRun {
 }
 
 /**
- * Writes events into a namespace in atomic steps (`ProjectionStore.applyStep`) cut by their Redis
+ * Writes events into one shard of a namespace in atomic steps (`ProjectionStore.applyStep`) cut by their Redis
  * cost: a step closes once its delta holds `maxCells` cells (`EventFolding.cells`), whatever the
  * number of events. Few distinct cells (events of few keys) make long steps that aggregate much;
  * many make short steps, so one step never holds the single-threaded Redis, which also serves the
@@ -56,7 +56,7 @@ export class StepWriter {
 
   constructor(
     private readonly store: Pick<ProjectionStore, 'prepareStep' | 'applyStep'>,
-    private readonly namespace: string,
+    private readonly shard: ShardRef,
     private readonly maxCells: number,
     private readonly hooks: StepHooks = {},
   ) {}
@@ -106,7 +106,7 @@ export class StepWriter {
   private async cut(): Promise<void> {
     const { events, records, runs } = this;
     const step = this.store.prepareStep(
-      this.namespace,
+      this.shard,
       records.length === 0 ? events : () => [...events, ...records.map((r) => reparse(r.value))],
       [...this.offsets.values()],
       this.folding.delta(),

@@ -17,7 +17,7 @@ const EMPTY: ProjectionDelta = {
 };
 
 describe(batchStepArgs.name, () => {
-  const keys = new ProjectionKeys('live');
+  const keys = new ProjectionKeys('live', 2);
 
   it('lays out a batch with more cells than a call stack holds arguments', () => {
     // given: 200k usage cells and 200k dedup tokens (a spread into push() overflows the stack)
@@ -47,10 +47,10 @@ describe(batchStepArgs.name, () => {
       OPTIONS,
     );
     expect(sut.keys).toEqual([
-      'tally:proj:{live}:offsets',
-      'tally:proj:{live}:meta',
-      'tally:proj:{live}:versions',
-      'tally:proj:{live}:audit:~',
+      'tally:proj:{live:s2}:offsets',
+      'tally:proj:{live:s2}:meta',
+      'tally:proj:{live:s2}:versions',
+      'tally:proj:{live:s2}:audit:~',
     ]);
     expect(sut.argv).toEqual([
       86_400_000,
@@ -125,11 +125,11 @@ describe(batchStepArgs.name, () => {
     const sut = batchStepArgs(keys, delta, [{ topic: 't', partition: 0, nextOffset: '7' }], OPTIONS);
 
     expect(sut.keys.slice(4)).toEqual([
-      'tally:proj:{live}:ids:20261130T0900Z',
-      'tally:proj:{live}:ids:20261130T0800Z',
-      'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
-      'tally:proj:{live}:usage:acme:hour:20261130T0900Z',
-      'tally:proj:{live}:audit:acme',
+      'tally:proj:{live:s2}:ids:20261130T0900Z',
+      'tally:proj:{live:s2}:ids:20261130T0800Z',
+      'tally:proj:{live:s2}:keys:acme:p:hour:20261130T0900Z',
+      'tally:proj:{live:s2}:usage:acme:hour:20261130T0900Z',
+      'tally:proj:{live:s2}:audit:acme',
     ]);
     expect(sut.targets.slice(4)).toEqual([
       { kind: 'ids', timeMs: AT },
@@ -200,8 +200,8 @@ describe(batchStepArgs.name, () => {
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
     // then
     expect(sut.keys.slice(4)).toEqual([
-      'tally:proj:{live}:keys:acme:p:hour:20261130T0900Z',
-      'tally:proj:{live}:keys:acme:p:hour:20261130T1000Z',
+      'tally:proj:{live:s2}:keys:acme:p:hour:20261130T0900Z',
+      'tally:proj:{live:s2}:keys:acme:p:hour:20261130T1000Z',
     ]);
     expect(sut.argv.slice(4, -3)).toEqual([
       0,

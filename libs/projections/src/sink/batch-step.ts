@@ -28,7 +28,7 @@ export interface BatchStepArgs {
 }
 
 /**
- * The cells behind a key of a step, in the fold's terms. `fixed` are the four namespace-wide keys
+ * The cells behind a key of a step, in the fold's terms. `fixed` are the four shard-wide keys
  * (offsets, meta, versions, the tenant-less audit trail): no event can be blamed for them.
  */
 export type StepTarget =
@@ -52,7 +52,7 @@ export type StepTarget =
 /**
  * Turns a folded batch into the arguments of the one atomic step (see the legend of
  * `lua/apply-batch.lua`). Pure: the same delta gives the same arguments, so it is tested with exact
- * strings. Every key is a key of `keys.namespace`, hence of one Cluster slot.
+ * strings. Every key is a key of one shard of `keys.namespace`, hence of one Cluster slot.
  *
  * A step names tens of thousands of cells but only hundreds of keys: each Redis key is built once
  * per step (`StepKeys` remembers it by its parts), not once per cell.

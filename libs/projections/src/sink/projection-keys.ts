@@ -3,28 +3,34 @@ import { parseExactCounter } from '../fold/exact-counter';
 import { bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 
 /**
- * The Redis key layout of projections: a contract built only inside this lib, by the step store
- * (writes), the queries, `ProjectionNamespaces` (registry, pointer, offsets, replay metadata) and
- * `NamespaceReader` (reconcile's scans); the CLI calls those, never this file. Layout, `<t>` = encoded tenant,
- * `<b>` = bucket start in ISO 8601 basic form (`20261130T0900Z`):
+ * The Redis key layout of projections (layout 2, sharded): a contract built only inside this lib, by
+ * the step store (writes), the queries, `ProjectionNamespaces` (registry, pointer, offsets, replay
+ * metadata) and `NamespaceReader` (reconcile's scans); the CLI calls those, never this file. Layout,
+ * `<s>` = shard, `<t>` = encoded tenant, `<b>` = bucket start in ISO 8601 basic form (`20261130T0900Z`):
  *
- *   tally:proj:active                                  string  the namespace queries read
- *   tally:proj:namespaces                              set     every namespace created (projections list)
- *   tally:proj:{<ns>}:meta                             hash    created, updated, events, …
- *   tally:proj:{<ns>}:offsets                          hash    `<topic>:<partition>` → next offset to consume
- *   tally:proj:{<ns>}:versions                         hash    policy-set version → first seen (epoch ms)
- *   tally:proj:{<ns>}:ids:<hour b>                     set     dedup tokens `u:<id>` / `d:<id>` of that event hour
- *   tally:proj:{<ns>}:usage:<t>:<gran>:<b>             hash    `cost:<policy>` / `count:<policy>`, all keys summed
- *   tally:proj:{<ns>}:keys:<t>:<policy>:<gran>:<b>     hash    `<key>` → `<cost>:<count>` per policy key
- *   tally:proj:{<ns>}:audit:<t>                        zset    score = time ms, member = `auditMember(entry)`
+ *   tally:proj:active                                    string  the namespace queries read
+ *   tally:proj:namespaces                                set     every namespace created (projections list)
+ *   tally:proj:{<ns>}:meta                               hash    the namespace: created, shards, replay, covered_*
+ *   tally:proj:{<ns>:s<s>}:meta                          hash    one shard's steps: created, updated, events
+ *   tally:proj:{<ns>:s<s>}:offsets                       hash    `<topic>:<partition>` → next offset to consume
+ *   tally:proj:{<ns>:s<s>}:versions                      hash    policy-set version → first seen (epoch ms)
+ *   tally:proj:{<ns>:s<s>}:ids:<hour b>                  set     dedup tokens `u:<id>` / `d:<id>` of that event hour
+ *   tally:proj:{<ns>:s<s>}:usage:<t>:<gran>:<b>          hash    `cost:<policy>` / `count:<policy>`, all keys summed
+ *   tally:proj:{<ns>:s<s>}:keys:<t>:<policy>:<gran>:<b>  hash    `<key>` → `<cost>:<count>` per policy key
+ *   tally:proj:{<ns>:s<s>}:audit:<t>                     zset    score = time ms, member = `auditMember(entry)`
  *
  * Why this shape:
+ * - A namespace is divided into `shards` shards (fixed when it is created, in its meta; see
+ *   `shardOfPartition`): partition `p` of every topic is written to shard `p mod shards`. Each shard
+ *   has its own hash tag `{<ns>:s<s>}`: the projector applies a batch and stores its partitions'
+ *   offsets in ONE atomic step, which on Redis Cluster needs every key the step touches in one slot,
+ *   and a step only ever touches one shard. Different shards hash to different slots, so the steps of
+ *   different partitions spread over the nodes of a cluster (and run side by side on one server).
+ *   Queries read every shard of a namespace and sum (`ProjectionQueries`). `active`, `namespaces`
+ *   and the namespace meta are written outside the steps.
  * - One usage hash per (tenant, granularity, bucket) holds every policy: a page of a range query is
- *   one HGETALL (all policies) or HMGET (one policy) per bucket start, pipelined; the range `total` is
- *   read from the few hundred buckets of `coverRange`, never from every minute of the range.
- * - `{<ns>}` is a hash tag (deliberately not plain `<ns>` as first sketched): the projector applies a
- *   batch and stores its offsets in ONE atomic step, which on Redis Cluster needs every key of the
- *   namespace in one slot. `active` and `namespaces` are global and written outside that step.
+ *   one HGETALL (all policies) or HMGET (one policy) per bucket start and shard, pipelined; the range
+ *   `total` is read from the few hundred buckets of `coverRange`, never from every minute of the range.
  * - A `keys:` field holds cost and count in one value (`parseKeyUsageValue`): these hashes take most of
  *   the cells a step writes (a policy key is rarely met twice in a step), and one field per key
  *   instead of two halves both what a step writes and the hashes Redis scans to write it.
@@ -37,8 +43,11 @@ import { bucketStart, isGranularity, type Granularity } from '../fold/granularit
  *   whose id time (a ULID's: when the API minted the decision) is in another hour is marked in that
  *   hour's set too (`ProjectionDelta.idDedup`): the two copies of a decision whose step timed out but
  *   committed (`allowed` at Redis time, `degraded` at the API's clock) share the id, not the time.
+ *   Both copies also meet in the same shard (same Kafka key, same partition): see `shardOfPartition`.
  * - Tenants (free text) are percent-encoded so keys split on ':' unambiguously; `~` is "no tenant"
  *   (and the global audit trail of policy reloads). Fields are not encoded: their prefix is fixed.
+ * - Layout 1 (before shards) kept every key under `tally:proj:{<ns>}:`; a namespace written by it is
+ *   rebuilt by a replay into a new namespace (docs/operations.md), its keys are dropped with it.
  */
 export const ACTIVE_NAMESPACE_KEY = 'tally:proj:active';
 export const NAMESPACES_KEY = 'tally:proj:namespaces';
@@ -135,27 +144,56 @@ export function parseOffsetField(field: string): { topic: string; partition: num
     : null;
 }
 
-/** A parsed `usage:` key, as found by SCAN (reconcile, drop). */
+/** A parsed `usage:` key, as found by SCAN (reconcile). */
 export interface UsageKeyParts {
   readonly namespace: string;
+  readonly shard: number;
   readonly tenant: string | null;
   readonly granularity: Granularity;
   readonly start: number;
 }
 
 export function parseUsageKey(key: string): UsageKeyParts | null {
-  const m = /^tally:proj:\{([^}]+)\}:usage:([^:]+):([a-z]+):([0-9TZ]+)$/.exec(key);
+  const m = /^tally:proj:\{([a-z0-9][a-z0-9_-]*):s(0|[1-9]\d{0,5})\}:usage:([^:]+):([a-z]+):([0-9TZ]+)$/.exec(
+    key,
+  );
   if (m === null) return null;
-  const [, namespace = '', tenantPart = '', granularity, token = ''] = m;
+  const [, namespace = '', shard = '', tenantPart = '', granularity, token = ''] = m;
   const tenant = tenantPart === NO_TENANT_PART ? null : decodeKeyPart(tenantPart);
   const start = parseBucketToken(token);
   if (tenant === '' || (tenant === null && tenantPart !== NO_TENANT_PART) || start === null) return null;
   if (!isGranularity(granularity)) return null;
-  return { namespace, tenant, granularity, start };
+  return { namespace, shard: Number(shard), tenant, granularity, start };
 }
 
-/** Every key of one namespace. Buckets are given as any instant inside them. */
-export class ProjectionKeys {
+/** Shards a namespace may have: far more than any topic has partitions, small enough for a key. */
+export const MAX_SHARDS = 4096;
+
+/**
+ * The shard partition `partition` of any topic is written to. Why `mod shards`: a Kafka key goes to
+ * partition `murmur2(key) mod P`, so its shard is `(murmur2(key) mod P) mod shards`, which equals
+ * `murmur2(key) mod shards` whenever `shards` divides `P`. A namespace's `shards` is the number of
+ * partitions its topics had when it was created, and topics only grow to multiples of it
+ * (docs/operations.md), so an event's shard never changes: a re-published twin (the relay is at
+ * least once) lands in the shard of the first copy, even across a partition growth, and the per-shard
+ * dedup sets stay exact.
+ */
+export function shardOfPartition(partition: number, shards: number): number {
+  return partition % shards;
+}
+
+/**
+ * The shard count of a new namespace over topics of these partition counts: their greatest common
+ * divisor, so it divides each (`shardOfPartition`). Topics of 12 partitions (the default) give 12.
+ */
+export function shardsForPartitions(partitionCounts: readonly number[]): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const shards = partitionCounts.reduce(gcd, 0);
+  return Math.min(Math.max(shards, 1), MAX_SHARDS);
+}
+
+/** The namespace-wide keys (outside every shard). */
+export class NamespaceKeys {
   private readonly root: string;
 
   constructor(readonly namespace: string) {
@@ -163,7 +201,46 @@ export class ProjectionKeys {
     this.root = `tally:proj:{${namespace}}`;
   }
 
-  /** SCAN pattern of every key of the namespace (drop). */
+  /** created, shards (layout 2), replay, covered_from, covered_to. */
+  meta(): string {
+    return `${this.root}:meta`;
+  }
+
+  /** The offsets hash of layout 1 (one slot): its presence marks a namespace written before shards. */
+  legacyOffsets(): string {
+    return `${this.root}:offsets`;
+  }
+
+  /** SCAN pattern of the namespace-wide keys, and every key of layout 1 (drop). */
+  all(): string {
+    return `${this.root}:*`;
+  }
+
+  /** SCAN pattern of every shard key of the namespace (drop). */
+  allShards(): string {
+    return `tally:proj:{${this.namespace}:s*`;
+  }
+
+  shard(shard: number): ProjectionKeys {
+    return new ProjectionKeys(this.namespace, shard);
+  }
+}
+
+/** Every key of one shard of one namespace. Buckets are given as any instant inside them. */
+export class ProjectionKeys {
+  private readonly root: string;
+
+  constructor(
+    readonly namespace: string,
+    readonly shard: number,
+  ) {
+    if (!isValidNamespace(namespace)) throw new RangeError(`invalid projection namespace: ${namespace}`);
+    if (!Number.isSafeInteger(shard) || shard < 0 || shard >= MAX_SHARDS)
+      throw new RangeError(`invalid projection shard: ${shard}`);
+    this.root = `tally:proj:{${namespace}:s${shard}}`;
+  }
+
+  /** SCAN pattern of every key of the shard. */
   all(): string {
     return `${this.root}:*`;
   }
@@ -173,6 +250,7 @@ export class ProjectionKeys {
     return `${this.root}:usage:*`;
   }
 
+  /** The shard's step bookkeeping: created, updated, events. */
   meta(): string {
     return `${this.root}:meta`;
   }

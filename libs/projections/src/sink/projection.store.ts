@@ -7,6 +7,15 @@ import type { ProjectionDelta, RefusedIndex } from '../fold/projection-delta';
 import { ProjectionKeys, dedupTokenOf } from './projection-keys';
 import { StepLimits } from './step-limits';
 
+/**
+ * One shard of a namespace: what a step writes into (`shardOfPartition` says which shard the events
+ * of a partition belong to; the caller keeps a step to the partitions of one shard).
+ */
+export interface ShardRef {
+  readonly namespace: string;
+  readonly shard: number;
+}
+
 /** What one batch did to the namespace. */
 export interface ApplyOutcome {
   /** Events whose effects were written. */
@@ -38,6 +47,8 @@ export type RefusalSink = (refused: readonly RefusedEvent[]) => Promise<void>;
  */
 export interface PreparedStep {
   readonly namespace: string;
+  /** Every key of the step is a key of this shard of `namespace`: one Cluster slot. */
+  readonly shard: number;
   /** Only read when the step must be folded again (`StepEvents`). */
   readonly events: StepEvents;
   readonly offsets: readonly OffsetMark[];
@@ -81,12 +92,12 @@ export class ProjectionStore {
    * `refusals` (see `applyStep`).
    */
   async applyBatch(
-    namespace: string,
+    { namespace, shard }: ShardRef,
     events: readonly LedgerEvent[],
     offsets: readonly OffsetMark[],
     refusals?: RefusalSink,
   ): Promise<ApplyOutcome> {
-    return this.applyStep(this.prepareStep(namespace, events, offsets), refusals);
+    return this.applyStep(this.prepareStep({ namespace, shard }, events, offsets), refusals);
   }
 
   /**
@@ -94,14 +105,14 @@ export class ProjectionStore {
    * context) and lays out the step. Pure CPU work, no I/O.
    */
   prepareStep(
-    namespace: string,
+    { namespace, shard }: ShardRef,
     events: StepEvents,
     offsets: readonly OffsetMark[],
     delta: ProjectionDelta = foldEvents(eventsOf(events)),
   ): PreparedStep {
-    const args = batchStepArgs(new ProjectionKeys(namespace), delta, offsets, this.options);
+    const args = batchStepArgs(new ProjectionKeys(namespace, shard), delta, offsets, this.options);
     const { applied, duplicates, refused } = delta;
-    return { namespace, events, offsets, applied, duplicates, refused, args };
+    return { namespace, shard, events, offsets, applied, duplicates, refused, args };
   }
 
   /**
@@ -113,7 +124,7 @@ export class ProjectionStore {
    * `refusals` they are only counted (`tally replay` reports them).
    */
   async applyStep(step: PreparedStep, refusals?: RefusalSink): Promise<ApplyOutcome> {
-    const keys = new ProjectionKeys(step.namespace);
+    const keys = new ProjectionKeys(step.namespace, step.shard);
     const known = new Set<string>();
     const refusedTokens = new Set<string>();
     const limits = new StepLimits();

@@ -1,4 +1,4 @@
---[[ apply-batch.lua: one projector batch into one projection namespace, atomically (DESIGN §4).
+--[[ apply-batch.lua: one projector batch into one shard of a projection namespace, atomically (DESIGN §4).
 
 The events' effects, their dedup marks and the partition offsets are written together or not at all.
 Redis does not undo the writes of a script that fails midway, so the script is in two phases: phase 1
@@ -6,11 +6,11 @@ reads everything the step touches and runs every check (types of keys, formats o
 every sum against MAX) with no write; phase 2 writes only values phase 1 computed, with commands
 that cannot fail on keys phase 1 found of the right type. A step that cannot apply writes nothing.
 
-KEYS (all of one namespace, so all in the `{<ns>}` hash-tag slot; built by projection-keys.ts):
-  KEYS[1]   offsets hash      tally:proj:{<ns>}:offsets     `<topic>:<partition>` -> next offset
-  KEYS[2]   meta hash         tally:proj:{<ns>}:meta        created, updated (epoch ms), events
-  KEYS[3]   versions hash     tally:proj:{<ns>}:versions    policy-set version -> first seen (epoch ms)
-  KEYS[4]   reload audit set  tally:proj:{<ns>}:audit:~     where policy reloads are recorded
+KEYS (all of one shard, so all in the `{<ns>:s<s>}` hash-tag slot; built by projection-keys.ts):
+  KEYS[1]   offsets hash      tally:proj:{<ns>:s<s>}:offsets   `<topic>:<partition>` -> next offset
+  KEYS[2]   meta hash         tally:proj:{<ns>:s<s>}:meta      created, updated (epoch ms), events
+  KEYS[3]   versions hash     tally:proj:{<ns>:s<s>}:versions  policy-set version -> first seen (epoch ms)
+  KEYS[4]   reload audit set  tally:proj:{<ns>:s<s>}:audit:~   where policy reloads are recorded
   KEYS[5..] every other key the batch writes, named by its index in the records below
 ARGV:
   ARGV[1]  audit retention, ms: rows older than (Redis TIME - retention) are trimmed from every
@@ -39,7 +39,7 @@ Reply (in every case but {0}, NOTHING was written):
                         stored value is not a counter, or not `<counter>:<counter>`), `wrongtype` (the
                         key is not the type it must be; field ''). The caller refuses the events that
                         do not fit (dead-letters them) and retries with the rest.
-  error `ERR apply-batch: …`  a namespace-wide key (KEYS[1..4]) is unusable, or the arguments are
+  error `ERR apply-batch: …`  a shard-wide key (KEYS[1..4]) is unusable, or the arguments are
                         malformed: no event can be blamed, the step cannot apply until it is repaired
 --]]
 
@@ -253,7 +253,7 @@ for _ = 1, reload_count do
 end
 
 -- 1f. Offsets only move forward: a stale batch (fetched before a seek, or by a member that lost the
---     partition) must not rewind the namespace to a point it already passed.
+--     partition) must not rewind the shard to a point it already passed.
 local offsets, o = {}, 0
 for _ = 1, tonumber(take()) do
   local field, next_offset = take(), take()
@@ -270,7 +270,7 @@ for _ = 1, tonumber(take()) do
   end
 end
 
--- 1g. The namespace's event count: a counter like the others.
+-- 1g. The shard's event count: a counter like the others.
 local events = redis.pcall('HGET', KEYS[2], 'events')
 if type(events) == 'table' and events.err then
   return fail(KEYS[2] .. ' is not a hash')
