@@ -118,14 +118,16 @@ describe('a timed-out decision that committed, in the ledger', () => {
    * summed over every hour bucket it has.
    */
   async function project(rows: readonly OutboxRow[], tenant: string) {
-    const keys = new ProjectionKeys(uniqueName('twins').replace(/[^a-z0-9-]/g, ''));
+    // One shard: both copies of a decision carry the same Kafka key, so they reach the same partition
+    // and so the same shard (shardOfPartition); the twins meet in its dedup sets.
+    const keys = new ProjectionKeys(uniqueName('twins').replace(/[^a-z0-9-]/g, ''), 0);
     try {
       const usage: LedgerEvent[] = [];
       for (const { fields } of rows) {
         const u = usageEventFromOutbox(fields);
         if (u !== null) usage.push(u);
         const events = [...(u === null ? [] : [u]), decisionEventFromOutbox(fields)];
-        await store.applyBatch(keys.namespace, events, []);
+        await store.applyBatch(keys, events, []);
       }
       let cost = 0;
       let count = 0;

@@ -82,8 +82,8 @@ describe(batchStepArgs.name, () => {
     };
     const sut = batchStepArgs(keys, delta, [], OPTIONS);
     expect(sut.keys.slice(4)).toEqual([
-      'tally:proj:{live}:ids:20261130T0900Z',
-      'tally:proj:{live}:ids:20261130T0800Z',
+      'tally:proj:{live:s2}:ids:20261130T0900Z',
+      'tally:proj:{live:s2}:ids:20261130T0800Z',
     ]);
     expect(sut.argv.slice(4, 13)).toEqual([2, 5, 2, 'u:E1', 'u:E2', 6, 1, 'u:E1', 0]);
   });
