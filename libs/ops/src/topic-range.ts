@@ -120,7 +120,15 @@ export async function readTopicRanges(
       })
       .then(() => {
         for (const r of ranges) {
-          if (pending.has(`${r.topic}/${r.partition}`)) consumer.seek(r.topic, r.partition, r.start);
+          if (!pending.has(`${r.topic}/${r.partition}`)) continue;
+          // A seek only skips what lies before the range. kafkajs throws when the group is between
+          // sessions (a crash it is restarting from, under load): the read then starts from the
+          // beginning (no commits, `fromBeginning`) and the filter above drops what is out of range.
+          try {
+            consumer.seek(r.topic, r.partition, r.start);
+          } catch {
+            return;
+          }
         }
       }, reject);
   });
