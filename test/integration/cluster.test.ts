@@ -20,11 +20,12 @@ import {
 } from '@tally/engine';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { testEnv, uniqueName, testPolicy } from '@tally/testing';
+import { freeClusterPorts, testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const PORTS = [7101, 7102, 7103];
+/** Free with their bus ports, so the cluster never meets another suite's or a local one. */
+let PORTS: number[] = [];
 const SHARDS = 64;
 const root = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'tally-engine-cluster-'));
@@ -63,6 +64,7 @@ describe(`${DecisionService.name} on Redis Cluster`, () => {
   const engines: EngineService[] = [];
 
   beforeAll(async () => {
+    PORTS = await freeClusterPorts(3);
     clusterScript('up', dir, ...PORTS.map(String));
     const url = new URL(testEnv().redisUrl);
     url.pathname = '/13';

@@ -18,13 +18,13 @@ import {
   ProjectionKeys,
 } from '@tally/projections';
 import { createRedisClient, scanKeys, type RedisClient } from '@tally/redis';
-import { testEnv, uniqueName } from '@tally/testing';
+import { freeClusterPorts, testEnv, uniqueName } from '@tally/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf, type Decision } from './projector.harness';
 
-/** Ports of the throwaway cluster; `TALLY_TEST_PROJECTION_CLUSTER_PORTS` moves them (a,b,c). */
-const PORTS = (process.env.TALLY_TEST_PROJECTION_CLUSTER_PORTS ?? '7111,7112,7113').split(',').map(Number);
+/** Ports of the throwaway cluster: free with their bus ports, so it never meets another suite's. */
+let PORTS: number[] = [];
 const SHARDS = 6;
 const H = 3_600_000;
 const T0 = Date.parse('2026-10-05T08:00:00Z');
@@ -60,6 +60,7 @@ describe('a sharded projection namespace on Redis Cluster', () => {
   const oneShard = uniqueName('one').replace(/[^a-z0-9-]/g, '');
 
   beforeAll(async () => {
+    PORTS = await freeClusterPorts(3);
     clusterScript('up', dir, ...PORTS.map(String));
     cluster = createRedisClient(
       { mode: 'cluster', nodes: PORTS.map((port) => ({ host: '127.0.0.1', port })) },

@@ -1,7 +1,7 @@
 /**
  * A Redis process crash (SIGKILL) and restart from its append-only file, under traffic, with
  * `appendfsync always` and `everysec`. Real: a private redis-server this file starts, kills and
- * restarts by its own pid (port 7271, a directory of its own), the engine and decide.lua. Counts
+ * restarts by its own pid (a free port, a directory of its own), the engine and decide.lua. Counts
  * the decisions answered allowed from Redis whose outbox entry or window units are missing after
  * the restart (docs/scaling.md quotes the printed lines). A process crash leaves what Redis wrote
  * in the OS page cache, so it cannot show what a machine crash loses between fsyncs: the test
@@ -14,15 +14,16 @@ import { join } from 'node:path';
 import { DecisionService, EngineService, type EngineOptions } from '@tally/engine';
 import type { PolicySet } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { testPolicy, uniqueName } from '@tally/testing';
+import { freePort, testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Traffic, acknowledged, outboxIds, stateAfterFault } from './redis-failover.harness';
 
-const PORT = 7271;
+/** A free port, picked in beforeAll: never a fixed one another suite may hold. */
+let PORT = 0;
 const SHARDS = 64;
 const LIMIT = 1_000_000_000;
-const url = `redis://127.0.0.1:${PORT}`;
+let url = '';
 
 function startServer(dir: string, fsync: string): ChildProcess {
   const args = ['--port', String(PORT), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
@@ -58,6 +59,11 @@ const kill = (child: ChildProcess): Promise<void> =>
   });
 
 describe('Redis restart from the AOF after a SIGKILL', () => {
+  beforeAll(async () => {
+    PORT = await freePort();
+    url = `redis://127.0.0.1:${PORT}`;
+  });
+
   let server: ChildProcess | undefined;
   let dir: string | undefined;
   const engines: EngineService[] = [];

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { DecisionService, EngineService, shardOf, type EngineOptions } from '@tally/engine';
 import type { PolicySet } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { testPolicy, uniqueName } from '@tally/testing';
+import { freeClusterPorts, testPolicy, uniqueName } from '@tally/testing';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -30,12 +30,14 @@ import {
   type Sent,
 } from './redis-failover.harness';
 
-const PORTS = [7261, 7262, 7263, 7264, 7265, 7266];
 const SHARDS = 64;
 const LIMIT = 1_000_000_000;
 const CONCURRENCY = 32;
-const local = new LocalCluster(mkdtempSync(join(tmpdir(), 'tally-failover-')), PORTS, 1_000);
-const connection = { mode: 'cluster' as const, nodes: PORTS.map((port) => ({ host: '127.0.0.1', port })) };
+/** Set up in beforeAll on ports free with their bus ports, so it never meets another suite's cluster. */
+let local: LocalCluster;
+/** What afterAll stops: unset when beforeAll failed before starting a cluster. */
+let started: LocalCluster | undefined;
+let connection: { mode: 'cluster'; nodes: { host: string; port: number }[] };
 
 describe('Redis master failover on a 3 + 3 cluster', () => {
   let admin: Cluster;
@@ -141,6 +143,11 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     traffic.sent.filter((s) => acknowledged(s) && s.startedAt > since && victims.includes(s.tenant)).length;
 
   beforeAll(async () => {
+    const ports = await freeClusterPorts(6);
+    const cluster = new LocalCluster(mkdtempSync(join(tmpdir(), 'tally-failover-')), ports, 1_000);
+    local = cluster;
+    started = cluster;
+    connection = { mode: 'cluster', nodes: ports.map((port) => ({ host: '127.0.0.1', port })) };
     await local.up();
     admin = createRedisClient(connection, 'command') as Cluster;
     admin.on('error', () => undefined); // a killed node's reconnects; the reads below fail loudly
@@ -160,7 +167,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     await Promise.all(traffics.map((t) => t.stop()));
     await Promise.all(engines.map((e) => e.onModuleDestroy()));
     await admin?.quit().catch(() => admin.disconnect());
-    await local.down();
+    await started?.down();
   });
 
   it('async replication: a master killed at load fails over; what it cost and lost is measured', async () => {
