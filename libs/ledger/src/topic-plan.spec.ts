@@ -21,6 +21,19 @@ describe(planTopics.name, () => {
     expect(sut.mismatches).toEqual([]);
   });
 
+  it('grows a topic only to a multiple of its count, and reports any other count', () => {
+    const sut = planTopics(
+      [spec('a', 18), spec('b', 24)],
+      [
+        { topic: 'a', partitions: 12, replicationFactor: 1 },
+        { topic: 'b', partitions: 12, replicationFactor: 1 },
+      ],
+    );
+
+    expect(sut.grow).toEqual([{ topic: 'b', count: 24 }]);
+    expect(sut.mismatches).toEqual([{ topic: 'a', setting: 'partitions', expected: 18, actual: 12 }]);
+  });
+
   it('reports, never shrinks, a topic with more partitions, and a different replication', () => {
     const sut = planTopics([spec('a', 4, 3)], [{ topic: 'a', partitions: 8, replicationFactor: 1 }]);
 

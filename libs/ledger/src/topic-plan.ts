@@ -18,7 +18,11 @@ export interface TopicPlan {
 /**
  * Decides what provisioning does. Partitions only grow: shrinking is impossible in Kafka, and
  * growing an existing topic moves keys to other partitions (per-key order breaks across the
- * change), which is why it is reported in `expanded` rather than done silently.
+ * change), which is why it is reported in `expanded` rather than done silently. They grow only to a
+ * multiple of today's count: a key's partition is `h mod P`, and a projection namespace's shard is
+ * `partition mod shards` with `shards` dividing today's count, so a key keeps its shard (and a
+ * re-published twin meets its first copy's dedup set) only when `P` stays a multiple of it. Any
+ * other count is reported as a mismatch and left alone (docs/operations.md).
  */
 export function planTopics(
   specs: readonly ResolvedTopicSpec[],
@@ -33,8 +37,10 @@ export function planTopics(
       continue;
     }
     plan.existing.push(spec.topic);
-    if (found.partitions < spec.partitions) plan.grow.push({ topic: spec.topic, count: spec.partitions });
-    if (found.partitions > spec.partitions) {
+    const multiple = spec.partitions % found.partitions === 0;
+    if (found.partitions < spec.partitions && multiple)
+      plan.grow.push({ topic: spec.topic, count: spec.partitions });
+    if (found.partitions > spec.partitions || !multiple) {
       plan.mismatches.push({
         topic: spec.topic,
         setting: 'partitions',
