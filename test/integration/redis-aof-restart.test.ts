@@ -12,12 +12,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecisionService, EngineService, type EngineOptions } from '@tally/engine';
-import type { PolicySet } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { freePort, testPolicy, uniqueName } from '@tally/testing';
+import { freePort, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Traffic, acknowledged, outboxIds, stateAfterFault } from './redis-failover.harness';
+import {
+  Traffic,
+  acknowledged,
+  failModePolicies,
+  outboxIds,
+  stateAfterFault,
+} from './redis-failover.harness';
 
 /** A free port, picked in beforeAll: never a fixed one another suite may hold. */
 let PORT = 0;
@@ -81,34 +86,7 @@ describe('Redis restart from the AOF after a SIGKILL', () => {
       dir = mkdtempSync(join(tmpdir(), 'tally-aof-'));
       server = startServer(dir, fsync);
       await ready();
-      const names = [uniqueName('fo'), uniqueName('fc')];
-      const windows = [
-        {
-          name: 'month',
-          role: 'sustained' as const,
-          algorithm: 'calendar_month' as const,
-          limit: LIMIT,
-          periodMs: 31 * 86_400_000,
-        },
-      ];
-      const set: PolicySet = {
-        version: uniqueName('v'),
-        policies: [
-          testPolicy(names[0], {
-            key: ['tenant'],
-            windows,
-            match: { fm: ['open'] },
-            onBackendFailure: 'fail_open',
-          }),
-          testPolicy(names[1], {
-            key: ['tenant'],
-            windows,
-            match: { fm: ['closed'] },
-            onBackendFailure: 'fail_closed',
-          }),
-        ],
-        loadedAt: 0,
-      };
+      const { set, names } = failModePolicies(LIMIT);
       const options: EngineOptions = {
         redis: { mode: 'single', url },
         shards: SHARDS,

@@ -8,6 +8,8 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { allShardKeys, type Decision, type DecisionService, type PolicyStateView } from '@tally/engine';
+import type { PolicySet } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { Redis, type Cluster } from 'ioredis';
 
 const run = promisify(execFile);
@@ -217,4 +219,40 @@ export async function replicaOf(masterPort: number): Promise<number> {
   } finally {
     node.disconnect();
   }
+}
+
+/**
+ * A fresh pair of policies over one calendar-month window of `limit`: fail_open for the attribute
+ * `fm=open`, fail_closed for `fm=closed` (`Traffic` sends both), so one run measures both modes.
+ */
+export function failModePolicies(limit: number): { set: PolicySet; names: string[] } {
+  const names = [uniqueName('fo'), uniqueName('fc')];
+  const windows = [
+    {
+      name: 'month',
+      role: 'sustained' as const,
+      algorithm: 'calendar_month' as const,
+      limit,
+      periodMs: 31 * 86_400_000,
+    },
+  ];
+  const set: PolicySet = {
+    version: uniqueName('v'),
+    policies: [
+      testPolicy(names[0], {
+        key: ['tenant'],
+        windows,
+        match: { fm: ['open'] },
+        onBackendFailure: 'fail_open',
+      }),
+      testPolicy(names[1], {
+        key: ['tenant'],
+        windows,
+        match: { fm: ['closed'] },
+        onBackendFailure: 'fail_closed',
+      }),
+    ],
+    loadedAt: 0,
+  };
+  return { set, names };
 }

@@ -14,15 +14,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecisionService, EngineService, shardOf, type EngineOptions } from '@tally/engine';
-import type { PolicySet } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
-import { freeClusterPorts, testPolicy, uniqueName } from '@tally/testing';
+import { freeClusterPorts, uniqueName } from '@tally/testing';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LocalCluster,
   Traffic,
   acknowledged,
+  failModePolicies,
   failoverCost,
   outboxIds,
   replicaOf,
@@ -61,34 +61,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
   async function build(
     over: Partial<EngineOptions> = {},
   ): Promise<{ sut: DecisionService; names: string[] }> {
-    const names = [uniqueName('fo'), uniqueName('fc')];
-    const windows = [
-      {
-        name: 'month',
-        role: 'sustained' as const,
-        algorithm: 'calendar_month' as const,
-        limit: LIMIT,
-        periodMs: 31 * 86_400_000,
-      },
-    ];
-    const set: PolicySet = {
-      version: uniqueName('v'),
-      policies: [
-        testPolicy(names[0], {
-          key: ['tenant'],
-          windows,
-          match: { fm: ['open'] },
-          onBackendFailure: 'fail_open',
-        }),
-        testPolicy(names[1], {
-          key: ['tenant'],
-          windows,
-          match: { fm: ['closed'] },
-          onBackendFailure: 'fail_closed',
-        }),
-      ],
-      loadedAt: 0,
-    };
+    const { set, names } = failModePolicies(LIMIT);
     const options: EngineOptions = {
       redis: connection,
       shards: SHARDS,
