@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrivateKafkaCluster, type PartitionState } from './support/kafka-cluster.harness';
 import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
 import { DrainProbe } from './support/ledger-drain.probe';
-import { compare, projectedTotals, readUsage } from './support/ledger-invariant.check';
+import { runLedgerScenario } from './support/ledger-scenario';
 import { LEDGER_POLICIES, Workload } from './support/ledger-workload.generator';
 
 const SHARDS = 8;
@@ -182,54 +182,29 @@ async function brokerLoss(
   };
 }
 
-/** Runs the workload around `fault`, drains, checks the invariant; returns the printed numbers. */
+/** The shared scenario (support/ledger-scenario.ts). */
 async function scenario(
   name: string,
   seed: number,
   fault: (load: Workload) => Promise<Record<string, number>>,
 ): Promise<Record<string, unknown>> {
-  const tenants = [0, 1, 2, 3].map((i) => `${run}-${name}-t${i}`);
-  const load = new Workload({ baseUrl: api.baseUrl, token: CALLER_TOKEN, tenants, seed, rate: RATE });
-  let faultNumbers: Record<string, number>;
-  try {
-    faultNumbers = await fault(load);
-    await load.reached(MIN_DECISIONS);
-  } finally {
-    await load.stop();
-  }
-  const { record } = load;
-  const drainMs = await probe.drained(90_000);
-  const kafka = await readUsage(ledger, new Set(tenants));
-  const projector = projectors[0];
-  if (projector === undefined) throw new Error('no projector running');
-  const report = compare(record, kafka, await projectedTotals(projector.baseUrl, CALLER_TOKEN, tenants));
-
-  const line = {
-    scenario: name,
+  const { line } = await runLedgerScenario(
+    {
+      run,
+      label: 'kafka-cluster',
+      api: () => api,
+      projector: () => projectors[0],
+      probe: () => probe,
+      ledger: () => ledger,
+      token: CALLER_TOKEN,
+      rate: RATE,
+      minDecisions: MIN_DECISIONS,
+      summary,
+    },
+    name,
     seed,
-    ...record.counts,
-    usageEvents: report.kafkaEvents,
-    usageIds: report.kafkaIds,
-    duplicates: report.duplicates,
-    projectedCost: Object.values(report.projected).reduce((a, t) => a + t.cost, 0),
-    clientCost: Object.values(report.client).reduce((a, t) => a + t.cost, 0),
-    drainMs,
-    ...faultNumbers,
-  };
-  summary.push(line);
-  console.log(`[kafka-cluster] ${JSON.stringify(line)}`);
-
-  // No 5xx, no degraded answer: the decision path never waits on Kafka.
-  expect(record.anomalies).toEqual([]);
-  expect(kafka.violations).toEqual([]);
-  expect(report.missing).toEqual([]);
-  expect(report.unexpected).toEqual([]);
-  expect(report.divergent).toEqual([]);
-  expect(report.kafkaIds).toBe(report.clientIds);
-  expect(report.projected).toEqual(report.client);
-  // A workload that exercised nothing would make the equalities above vacuous.
-  expect(record.counts.decisions).toBeGreaterThanOrEqual(MIN_DECISIONS);
-  expect(record.counts.allowedWithCost).toBeGreaterThan(500);
+    fault,
+  );
   return line;
 }
 

@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
 import { DrainProbe } from './support/ledger-drain.probe';
-import { compare, projectedTotals, readUsage } from './support/ledger-invariant.check';
+import { runLedgerScenario } from './support/ledger-scenario';
 import { PrivateStack } from './support/ledger-stack.harness';
 import { LEDGER_POLICIES, Workload } from './support/ledger-workload.generator';
 
@@ -47,55 +47,29 @@ async function start(kind: AppProcess['kind']): Promise<AppProcess> {
   return app;
 }
 
-/** Runs the workload around `fault`, drains, checks the invariant; returns the printed numbers. */
+/** The shared scenario (support/ledger-scenario.ts) plus what this suite checks besides. */
 async function scenario(
   name: string,
   seed: number,
   fault: (load: Workload) => Promise<Record<string, number>>,
 ): Promise<Record<string, unknown>> {
-  const tenants = [0, 1, 2, 3].map((i) => `${run}-${name}-t${i}`);
-  const load = new Workload({ baseUrl: api.baseUrl, token: CALLER_TOKEN, tenants, seed, rate: RATE });
-  let faultNumbers: Record<string, number>;
-  try {
-    faultNumbers = await fault(load);
-    await load.reached(MIN_DECISIONS);
-  } finally {
-    // A failed fault must not leave requests running into the next scenario (or the next file).
-    await load.stop();
-  }
-  const { record } = load;
-  const drainMs = await probe.drained(90_000);
-  const kafka = await readUsage(ledger, new Set(tenants));
-  const projector = projectors[0];
-  if (projector === undefined) throw new Error('no projector running');
-  const report = compare(record, kafka, await projectedTotals(projector.baseUrl, CALLER_TOKEN, tenants));
-
-  const line = {
-    scenario: name,
+  const { line, record } = await runLedgerScenario(
+    {
+      run,
+      label: 'ledger-invariant',
+      api: () => api,
+      projector: () => projectors[0],
+      probe: () => probe,
+      ledger: () => ledger,
+      token: CALLER_TOKEN,
+      rate: RATE,
+      minDecisions: MIN_DECISIONS,
+      summary,
+    },
+    name,
     seed,
-    ...record.counts,
-    usageEvents: report.kafkaEvents,
-    usageIds: report.kafkaIds,
-    duplicates: report.duplicates,
-    projectedCost: Object.values(report.projected).reduce((a, t) => a + t.cost, 0),
-    projectedCount: Object.values(report.projected).reduce((a, t) => a + t.count, 0),
-    clientCost: Object.values(report.client).reduce((a, t) => a + t.cost, 0),
-    drainMs,
-    ...faultNumbers,
-  };
-  summary.push(line);
-  console.log(`[ledger-invariant] ${JSON.stringify(line)}`);
-
-  expect(record.anomalies).toEqual([]);
-  expect(kafka.violations).toEqual([]);
-  expect(report.missing).toEqual([]);
-  expect(report.unexpected).toEqual([]);
-  expect(report.divergent).toEqual([]);
-  expect(report.kafkaIds).toBe(report.clientIds);
-  expect(report.projected).toEqual(report.client);
-  // A workload that exercised nothing would make the equalities above vacuous.
-  expect(record.counts.decisions).toBeGreaterThanOrEqual(MIN_DECISIONS);
-  expect(record.counts.allowedWithCost).toBeGreaterThan(500);
+    fault,
+  );
   expect(record.counts.denied).toBeGreaterThan(record.counts.decisions / 10);
   for (const n of ['replayed', 'conflicts', 'peeks', 'unmatched', 'fellThrough'] as const) {
     expect(record.counts[n], n).toBeGreaterThan(0);
