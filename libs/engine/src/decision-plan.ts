@@ -93,7 +93,9 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
   const { attributes } = attr;
 
   const policies: { policy: Policy; key: string }[] = [];
-  const applicable = ctx.only ? [ctx.only] : selectPolicies(ctx.policySet, selectors, attributes);
+  const applicable = ctx.only
+    ? [ctx.only]
+    : selectPolicies(ctx.policySet, selectors, attributes, request.wholeDescriptor === true);
   for (const policy of applicable) {
     const key = keyOf(policy, selectors);
     if (!key.ok) {

@@ -17,6 +17,11 @@ export interface DecisionRequest {
    * replayable by it for the idempotency TTL.
    */
   readonly idempotency_key?: unknown;
+  /**
+   * Envoy RLS only (the HTTP schema refuses unknown fields): policies match whole descriptors, i.e.
+   * their `match` names ∪ `key` dims must be exactly the request's names (`selectPolicies`' `whole`).
+   */
+  readonly wholeDescriptor?: boolean;
 }
 
 /** Stable machine-readable outcome codes; `null` when allowed. Defined by the wire contract. */

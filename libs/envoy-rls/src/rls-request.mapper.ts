@@ -26,7 +26,10 @@ export type RlsRequestMapping =
 /**
  * One Tally decision per descriptor, in order: entries keyed by a selector dim (`tenant`,
  * `principal`, `token`, `client`, `route`) are selectors, every other entry an attribute, and the
- * request's `domain` the attribute `domain`. Values are passed on untrusted: the engine normalizes
+ * request's `domain` (required) the attribute `domain`. Policies match whole descriptors
+ * (`wholeDescriptor`: a policy's `match` names ∪ `key` dims, `domain` aside, must be exactly the
+ * descriptor's keys), so a descriptor no rule fits is answered OK and counted by none, as in
+ * envoyproxy/ratelimit. Values are passed on untrusted: the engine normalizes
  * them and answers bad ones with its own codes (400), exactly as over HTTP.
  *
  * Cost: the descriptor's `hits_addend` when Envoy sets it (0 then reports state without spending),
@@ -44,7 +47,10 @@ export function toDecisionRequests(request: RlsRequest, limits: RlsRequestLimits
   if (descriptors.length === 0) return invalid('descriptors: at least one descriptor is required');
   if (descriptors.length > limits.maxDescriptors)
     return invalid(`descriptors: at most ${limits.maxDescriptors} descriptors per request`);
+  // Envoy's rules live under a domain; without one no rule could apply, and answering OK would let a
+  // misconfigured filter pass everything (envoyproxy/ratelimit refuses it too).
   const domain = request.domain ?? '';
+  if (domain === '') return invalid('domain: must not be empty');
   const requestCost = request.hits_addend || 1;
   const requests: DecisionRequest[] = [];
   for (const [i, descriptor] of descriptors.entries()) {
@@ -67,20 +73,20 @@ function toDecisionRequest(
     return invalid(`${path}.entries: at most ${MAX_DESCRIPTOR_ENTRIES} entries per descriptor`);
   const selectors: Record<string, string> = {};
   const attributes: Record<string, string> = {};
-  if (domain !== '') attributes[DOMAIN_ATTRIBUTE] = domain;
+  attributes[DOMAIN_ATTRIBUTE] = domain;
   for (const [j, entry] of entries.entries()) {
     const key = entry.key ?? '';
     if (key === '') return invalid(`${path}.entries[${j}].key: must not be empty`);
     const target = DIMS.has(key) ? selectors : attributes;
     if (Object.hasOwn(target, key)) {
-      const why = key === DOMAIN_ATTRIBUTE && domain !== '' ? 'the request domain' : 'an earlier entry';
+      const why = key === DOMAIN_ATTRIBUTE ? 'the request domain' : 'an earlier entry';
       return invalid(`${path}.entries[${j}].key: "${key}" is already set by ${why}`);
     }
     target[key] = entry.value ?? '';
   }
   const own = descriptor.hits_addend;
   const cost = own ? (own.value ?? 0) : requestCost;
-  return { ok: true, request: { selectors, attributes, cost } };
+  return { ok: true, request: { selectors, attributes, cost, wholeDescriptor: true } };
 }
 
 function invalid(message: string): { ok: false; message: string } {
