@@ -193,11 +193,52 @@ describe('Envoy RLS conformance (envoyproxy/ratelimit parity)', () => {
       ],
     },
     {
-      // departure kept (docs/envoy.md): the descriptor `limit` override is not applied
-      case: 'the descriptor limit override is ignored: the policy limit applies',
+      case: 'the descriptor limit override replaces the rule limit (N per unit), on its own counter',
+      run: async (t) => {
+        const limited = (n: number, unit: string) =>
+          request([descriptor(api(t), { limit: { requests_per_unit: n, unit } })]);
+        return [
+          await call(limited(100, 'DAY')),
+          await call(limited(2, 'HOUR')),
+          await call(limited(2, 'HOUR')),
+          await call(limited(2, 'HOUR')),
+          await left(t),
+        ];
+      },
+      expected: [
+        { overall: 'OK', codes: ['OK'], remaining: [99], limits: [`${P.api}.envoy_override_day`] },
+        { overall: 'OK', codes: ['OK'], remaining: [1], limits: [`${P.api}.envoy_override_hour`] },
+        { overall: 'OK', codes: ['OK'], remaining: [0], limits: [`${P.api}.envoy_override_hour`] },
+        {
+          overall: 'OVER_LIMIT',
+          codes: ['OVER_LIMIT'],
+          remaining: [0],
+          limits: [`${P.api}.envoy_override_hour`],
+        },
+        [3],
+      ],
+    },
+    {
+      // departure (docs/envoy.md): the peer applies an override even where no rule matches
+      case: 'a limit override on a descriptor no rule fits stays uncounted',
       run: async (t) =>
-        call(request([descriptor(api(t), { limit: { requests_per_unit: 100, unit: 'HOUR' } })])),
-      expected: { overall: 'OK', codes: ['OK'], remaining: [2], limits: [`${P.api}.minute`] },
+        call(
+          request([
+            descriptor({ tenant: t, route: 'none' }, { limit: { requests_per_unit: 1, unit: 'MINUTE' } }),
+          ]),
+        ),
+      expected: { overall: 'OK', codes: ['OK'], remaining: [0], limits: [null] },
+    },
+    {
+      case: 'a limit override of a unit Tally cannot hold (YEAR) → INVALID_ARGUMENT',
+      run: async (t) =>
+        call(request([descriptor(api(t), { limit: { requests_per_unit: 1, unit: 'YEAR' } })])),
+      expected: {
+        error: [
+          status.INVALID_ARGUMENT,
+          'descriptors[0].limit.unit: must be SECOND, MINUTE, HOUR, DAY or MONTH',
+        ],
+      },
     },
   ])('$case', async ({ run: act, expected }) => {
     const tenant = uniqueName('acme');

@@ -3,6 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
 import { DecisionService } from '@tally/engine';
 import {
+  overrideWindowSpec,
   toDecisionRequests,
   toRlsOutcome,
   type RlsRequest,
@@ -65,8 +66,11 @@ export class GrpcRlsService {
     try {
       const decisions = await this.decisions.decideBatch(mapped.requests);
       outcome = toRlsOutcome(decisions, {
+        // a descriptor's limit override is a window the policy file does not have
         windowOf: (policy, window) =>
-          this.store.current.policies.find((p) => p.name === policy)?.windows.find((w) => w.name === window),
+          this.store.current.policies
+            .find((p) => p.name === policy)
+            ?.windows.find((w) => w.name === window) ?? overrideWindowSpec(window),
       });
     } catch (error) {
       // The engine turns backend failures into decisions; anything else is a bug, and Envoy's failure

@@ -9,6 +9,7 @@ import {
   type NormalizedSelectors,
   type Policy,
   type PolicySet,
+  type WindowSpec,
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
@@ -105,7 +106,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
       const message = `selectors.${key.missing} is required by policy ${policy.name}`;
       return refuse('invalid', 'selector.identity_missing', message, 'selector_identity_missing');
     }
-    policies.push({ policy, key: key.value });
+    policies.push({ policy: overridden(policy, request.windowOverride), key: key.value });
   }
 
   const cost = request.cost;
@@ -177,6 +178,12 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
   };
   return { ok: true, plan };
+}
+
+/** The policy with the request's window override in place of its windows (Envoy's descriptor `limit`). */
+function overridden(policy: Policy, window: WindowSpec | undefined): Policy {
+  if (window === undefined) return policy;
+  return { ...policy, windows: [window], maxCost: window.limit };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DenyReason } from '@tally/events';
+import type { WindowSpec } from '@tally/policy';
 import type { DecisionBody, DecisionKind, DecisionPolicy, RateLimitBinding } from '@tally/api-contract';
 
 /**
@@ -22,6 +23,12 @@ export interface DecisionRequest {
    * their `match` names ∪ `key` dims must be exactly the request's names (`selectPolicies`' `whole`).
    */
   readonly wholeDescriptor?: boolean;
+  /**
+   * Envoy RLS only: the descriptor's `limit` override. It replaces the windows of every applicable
+   * policy for this decision (and bounds the cost as a window limit does); which policies apply, their
+   * keys, mode and failure mode stay the policy file's.
+   */
+  readonly windowOverride?: WindowSpec;
 }
 
 /** Stable machine-readable outcome codes; `null` when allowed. Defined by the wire contract. */

@@ -68,6 +68,27 @@ describe(toDecisionRequests.name, () => {
       ],
     },
     {
+      case: "a descriptor's limit override becomes the decision's window override",
+      request: {
+        domain: 'd',
+        descriptors: [{ ...entries(['tenant', 'a']), limit: { requests_per_unit: 50, unit: 'HOUR' } }],
+      },
+      expected: [
+        {
+          selectors: { tenant: 'a' },
+          attributes: { domain: 'd' },
+          cost: 1,
+          windowOverride: {
+            name: 'envoy_override_hour',
+            role: 'sustained',
+            algorithm: 'fixed_window',
+            limit: 50,
+            periodMs: 3_600_000,
+          },
+        },
+      ],
+    },
+    {
       case: 'values pass on untrusted, for the engine to judge (empty, untrimmed)',
       request: {
         domain: 'd',
@@ -136,6 +157,17 @@ describe(toDecisionRequests.name, () => {
       case: 'an empty domain',
       request: { domain: '', descriptors: [entries(['tenant', 'acme'])] },
       message: 'domain: must not be empty',
+    },
+    {
+      case: 'a limit override of no usable unit',
+      request: {
+        domain: 'd',
+        descriptors: [
+          entries(['tenant', 'a']),
+          { ...entries(['tenant', 'b']), limit: { requests_per_unit: 1, unit: 'YEAR' } },
+        ],
+      },
+      message: 'descriptors[1].limit.unit: must be SECOND, MINUTE, HOUR, DAY or MONTH',
     },
     {
       case: 'an entry named domain beside the request domain',

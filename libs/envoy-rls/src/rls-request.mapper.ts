@@ -1,5 +1,6 @@
 import { type DecisionRequest } from '@tally/engine';
 import { MAX_ATTRIBUTES, SELECTOR_DIMS } from '@tally/policy';
+import { overrideWindow } from './rls-limit-override';
 import { type RlsDescriptor, type RlsRequest } from './rls.types';
 
 /**
@@ -34,6 +35,8 @@ export type RlsRequestMapping =
  *
  * Cost: the descriptor's `hits_addend` when Envoy sets it (0 then reports state without spending),
  * else the request's `hits_addend`, where 0 means "unset" and so 1.
+ *
+ * A descriptor `limit` override becomes the decision's `windowOverride` (`overrideWindow`).
  *
  * A key that repeats within a descriptor (or an entry named `domain` beside a domain) is refused:
  * two values for one selector have no single identity, and picking one could let a request bypass
@@ -86,7 +89,10 @@ function toDecisionRequest(
   }
   const own = descriptor.hits_addend;
   const cost = own ? (own.value ?? 0) : requestCost;
-  return { ok: true, request: { selectors, attributes, cost, wholeDescriptor: true } };
+  const override = overrideWindow(descriptor, path);
+  if (!override.ok) return override;
+  const request: DecisionRequest = { selectors, attributes, cost, wholeDescriptor: true };
+  return { ok: true, request: override.window ? { ...request, windowOverride: override.window } : request };
 }
 
 function invalid(message: string): { ok: false; message: string } {
