@@ -256,5 +256,34 @@ describe('Envoy RLS conformance (envoyproxy/ratelimit parity)', () => {
     const headers = Object.fromEntries((answer.response_headers_to_add ?? []).map((h) => [h.key, h.value]));
     expect(headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '2' });
     expect(Number(headers['ratelimit-reset'])).toBeGreaterThan(0);
+    // envoyproxy/ratelimit's names only with TALLY_GRPC_X_RATELIMIT_HEADERS=on (below)
+    expect(Object.keys(headers).filter((k) => k.startsWith('x-'))).toEqual([]);
+  });
+});
+
+describe('Envoy RLS conformance: TALLY_GRPC_X_RATELIMIT_HEADERS=on', () => {
+  let sut: RlsStack;
+
+  beforeAll(async () => {
+    sut = await RlsStack.start(inject('redisUrl'), POLICIES, {
+      env: { TALLY_GRPC_X_RATELIMIT_HEADERS: 'on' },
+    });
+  });
+  afterAll(async () => {
+    await sut?.close();
+  });
+
+  it("adds envoyproxy/ratelimit's x-ratelimit-* headers with the binding descriptor's numbers", async () => {
+    const tenant = uniqueName('acme');
+    await sut.call(request([descriptor(api(tenant))], { hits_addend: 3 }));
+
+    const answer = await sut.call(request([descriptor(api(tenant)), descriptor({ route: 'none' })]));
+
+    const headers = Object.fromEntries((answer.response_headers_to_add ?? []).map((h) => [h.key, h.value]));
+    expect(answer.overall_code).toBe('OVER_LIMIT');
+    expect(headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0' });
+    expect(headers['x-ratelimit-reset']).toBe(headers['ratelimit-reset']);
+    expect(Number(headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);
   });
 });

@@ -32,6 +32,7 @@ export type RlsCallResult =
 export class GrpcRlsService {
   private readonly logger = new Logger('EnvoyRls');
   private readonly limits: RlsRequestLimits;
+  private readonly xRateLimitHeaders: boolean;
   private readonly auth: GrpcCallerAuth;
 
   constructor(
@@ -42,6 +43,7 @@ export class GrpcRlsService {
   ) {
     this.auth = new GrpcCallerAuth(tokens);
     this.limits = { maxDescriptors: config.grpcMaxDescriptors };
+    this.xRateLimitHeaders = config.grpcXRateLimitHeaders === 'on';
   }
 
   /**
@@ -66,6 +68,7 @@ export class GrpcRlsService {
     try {
       const decisions = await this.decisions.decideBatch(mapped.requests);
       outcome = toRlsOutcome(decisions, {
+        xRateLimitHeaders: this.xRateLimitHeaders,
         // a descriptor's limit override is a window the policy file does not have
         windowOf: (policy, window) =>
           this.store.current.policies

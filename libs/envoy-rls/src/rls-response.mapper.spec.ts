@@ -84,6 +84,22 @@ describe(toRlsOutcome.name, () => {
     });
   });
 
+  it("repeats limit, remaining and reset under envoyproxy/ratelimit's x-ratelimit-* names when asked to", () => {
+    const on = toRlsOutcome([decision('allowed', minute(4))], { ...context, xRateLimitHeaders: true });
+    const off = toRlsOutcome([decision('allowed', minute(4))], context);
+
+    const peer = (outcome: typeof on) =>
+      outcome.kind === 'answer'
+        ? outcome.response.response_headers_to_add.filter((h) => h.key.startsWith('x-'))
+        : null;
+    expect(peer(on)).toEqual([
+      { key: 'x-ratelimit-limit', value: '10' },
+      { key: 'x-ratelimit-remaining', value: '4' },
+      { key: 'x-ratelimit-reset', value: '31' },
+    ]);
+    expect(peer(off)).toEqual([]);
+  });
+
   it('omits current_limit when the period is not one Envoy unit, or the window is gone after a reload', () => {
     const burst: DecisionBinding = { policy: 'p', window: 'burst', limit: 5, remaining: 2, reset_ms: 0 };
     const gone: DecisionBinding = { policy: 'p', window: 'removed', limit: 5, remaining: 1, reset_ms: 999 };

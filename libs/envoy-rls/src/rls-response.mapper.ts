@@ -19,7 +19,16 @@ export interface RlsResponseContext {
     policy: string,
     window: string,
   ) => Pick<WindowSpec, 'algorithm' | 'periodMs'> | undefined;
+  /** Add envoyproxy/ratelimit's `x-ratelimit-*` headers too (`TALLY_GRPC_X_RATELIMIT_HEADERS`). */
+  readonly xRateLimitHeaders?: boolean;
 }
+
+/** envoyproxy/ratelimit's response headers (its defaults' names), with the numbers of Tally's own. */
+const X_RATELIMIT_OF = {
+  'ratelimit-limit': 'x-ratelimit-limit',
+  'ratelimit-remaining': 'x-ratelimit-remaining',
+  'ratelimit-reset': 'x-ratelimit-reset',
+} as const;
 
 /**
  * The one table from a decision's kind to what it means on this transport: `invalid` fails the call
@@ -64,7 +73,7 @@ export function toRlsOutcome(decisions: readonly Decision[], context: RlsRespons
     response: {
       overall_code: deniedAt >= 0 ? 'OVER_LIMIT' : 'OK',
       statuses: decisions.map((d) => descriptorStatus(d, context)),
-      response_headers_to_add: responseHeaders(decisions, deniedAt),
+      response_headers_to_add: responseHeaders(decisions, deniedAt, context.xRateLimitHeaders === true),
     },
   };
 }
@@ -105,11 +114,16 @@ function duration(ms: number): RlsDuration {
  * Envoy adds these to the response it relays (or to its own 429). One set of numbers can describe
  * one window only: the denying descriptor's, else the descriptor whose binding window has the least
  * left (the first on a tie). `RateLimit-Policy` lists the enforced windows of every descriptor.
+ * With `peer`, the limit, remaining and reset are repeated under envoyproxy/ratelimit's names
+ * (plain numbers there too: the limit, the units left, seconds to the reset).
  */
-function responseHeaders(decisions: readonly Decision[], deniedAt: number): RlsHeaderValue[] {
+function responseHeaders(decisions: readonly Decision[], deniedAt: number, peer: boolean): RlsHeaderValue[] {
   const chosen = deniedAt >= 0 ? decisions[deniedAt] : tightest(decisions);
   if (!chosen) return [];
   const headers: Record<string, string | undefined> = { ...rateLimitHeaders(chosen) };
+  if (peer)
+    for (const [own, theirs] of Object.entries(X_RATELIMIT_OF))
+      if (headers[own] !== undefined) headers[theirs] = headers[own];
   const policies = new Set<string>();
   for (const d of decisions) {
     const listed = rateLimitHeaders(d)[POLICY_HEADER];
