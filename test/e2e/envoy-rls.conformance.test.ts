@@ -112,6 +112,18 @@ describe('Envoy RLS conformance (envoyproxy/ratelimit parity)', () => {
       expected: [{ overall: 'OK', codes: ['OK'], remaining: [0], limits: [null] }, [3]],
     },
     {
+      // a descriptor key no policy can name (Envoy keys are free text) was INVALID_ARGUMENT too
+      case: 'no matching rule (a key no policy can name, beside a counted descriptor) → OK, uncounted',
+      run: async (t) => [
+        await call(request([descriptor({ tenant: t, 'X-Api-Key': 'k' }), descriptor(api(t))])),
+        await left(t),
+      ],
+      expected: [
+        { overall: 'OK', codes: ['OK', 'OK'], remaining: [0, 2], limits: [null, `${P.api}.minute`] },
+        [2],
+      ],
+    },
+    {
       // departure 2 (fixed): the extra entry used to be counted against the shorter rule
       case: 'a descriptor with an extra entry is not counted against the shorter rule',
       run: async (t) => {

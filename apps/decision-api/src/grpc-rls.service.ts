@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { status } from '@grpc/grpc-js';
 import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
-import { DecisionService } from '@tally/engine';
+import { DecisionService, type Decision, type DecisionRequest } from '@tally/engine';
 import {
   overrideWindowSpec,
   toDecisionRequests,
@@ -66,7 +66,7 @@ export class GrpcRlsService {
     }
     let outcome;
     try {
-      const decisions = await this.decisions.decideBatch(mapped.requests);
+      const decisions = await this.decide(mapped.requests, mapped.ruleless);
       outcome = toRlsOutcome(decisions, {
         xRateLimitHeaders: this.xRateLimitHeaders,
         // a descriptor's limit override is a window the policy file does not have
@@ -89,5 +89,17 @@ export class GrpcRlsService {
       case 'unavailable':
         return { ok: false, code: status.UNAVAILABLE, message: outcome.message };
     }
+  }
+
+  /** Decides every descriptor but those no rule can fit (`null` in their place: OK, undecided). */
+  private async decide(
+    requests: readonly DecisionRequest[],
+    ruleless: ReadonlySet<number>,
+  ): Promise<readonly (Decision | null)[]> {
+    if (ruleless.size === 0) return this.decisions.decideBatch(requests);
+    const rest = requests.filter((_, i) => !ruleless.has(i));
+    const decided = rest.length === 0 ? [] : await this.decisions.decideBatch(rest);
+    let next = 0;
+    return requests.map((_, i) => (ruleless.has(i) ? null : decided[next++]));
   }
 }

@@ -103,6 +103,7 @@ describe(toDecisionRequests.name, () => {
     expect(sut).toEqual({
       ok: true,
       requests: expected.map((e) => ({ ...(e as object), wholeDescriptor: true })),
+      ruleless: new Set(),
     });
   });
 
@@ -178,6 +179,23 @@ describe(toDecisionRequests.name, () => {
     const sut = toDecisionRequests(request, LIMITS);
 
     expect(sut).toEqual({ ok: false, message });
+  });
+
+  it('marks descriptors with a key no policy can name as ruleless, and maps them all the same', () => {
+    const sut = toDecisionRequests(
+      {
+        domain: 'd',
+        descriptors: [
+          entries(['tenant', 'a'], ['X-Api-Key', 'k']),
+          entries(['tenant', 'a'], ['generic_key', 'g']),
+          entries(['tenant', 'a'], ['path/segment', 'p']),
+        ],
+      },
+      LIMITS,
+    );
+
+    expect(sut.ok && [...sut.ruleless]).toEqual([0, 2]);
+    expect(sut.ok && sut.requests[0].selectors).toEqual({ tenant: 'a' });
   });
 
   it('takes exactly the caps: maxDescriptors descriptors of MAX_DESCRIPTOR_ENTRIES entries', () => {

@@ -1,5 +1,5 @@
 import { type DecisionRequest } from '@tally/engine';
-import { MAX_ATTRIBUTES, SELECTOR_DIMS } from '@tally/policy';
+import { ATTRIBUTE_NAME, MAX_ATTRIBUTES, SELECTOR_DIMS } from '@tally/policy';
 import { overrideWindow } from './rls-limit-override';
 import { type RlsDescriptor, type RlsRequest } from './rls.types';
 
@@ -20,7 +20,16 @@ export interface RlsRequestLimits {
 }
 
 export type RlsRequestMapping =
-  | { readonly ok: true; readonly requests: readonly DecisionRequest[] }
+  | {
+      readonly ok: true;
+      /** One per descriptor, in order (the tenant scope is judged on all of them). */
+      readonly requests: readonly DecisionRequest[];
+      /**
+       * Descriptors with a key no policy can name (not `[a-z0-9_.-]{1,64}`): no rule fits them, so
+       * they are answered OK without a decision rather than refused as a bad attribute name.
+       */
+      readonly ruleless: ReadonlySet<number>;
+    }
   /** The request cannot be read as decisions at all; `message` names the field, never a value. */
   | { readonly ok: false; readonly message: string };
 
@@ -56,12 +65,14 @@ export function toDecisionRequests(request: RlsRequest, limits: RlsRequestLimits
   if (domain === '') return invalid('domain: must not be empty');
   const requestCost = request.hits_addend || 1;
   const requests: DecisionRequest[] = [];
+  const ruleless = new Set<number>();
   for (const [i, descriptor] of descriptors.entries()) {
     const mapped = toDecisionRequest(descriptor, `descriptors[${i}]`, domain, requestCost);
     if (!mapped.ok) return mapped;
     requests.push(mapped.request);
+    if (mapped.ruleless) ruleless.add(i);
   }
-  return { ok: true, requests };
+  return { ok: true, requests, ruleless };
 }
 
 function toDecisionRequest(
@@ -69,13 +80,14 @@ function toDecisionRequest(
   path: string,
   domain: string,
   requestCost: number,
-): { ok: true; request: DecisionRequest } | { ok: false; message: string } {
+): { ok: true; request: DecisionRequest; ruleless: boolean } | { ok: false; message: string } {
   const entries = descriptor.entries ?? [];
   if (entries.length === 0) return invalid(`${path}.entries: at least one entry is required`);
   if (entries.length > MAX_DESCRIPTOR_ENTRIES)
     return invalid(`${path}.entries: at most ${MAX_DESCRIPTOR_ENTRIES} entries per descriptor`);
   const selectors: Record<string, string> = {};
   const attributes: Record<string, string> = {};
+  let ruleless = false;
   attributes[DOMAIN_ATTRIBUTE] = domain;
   for (const [j, entry] of entries.entries()) {
     const key = entry.key ?? '';
@@ -86,13 +98,18 @@ function toDecisionRequest(
       return invalid(`${path}.entries[${j}].key: "${key}" is already set by ${why}`);
     }
     target[key] = entry.value ?? '';
+    if (target === attributes && !ATTRIBUTE_NAME.test(key)) ruleless = true;
   }
   const own = descriptor.hits_addend;
   const cost = own ? (own.value ?? 0) : requestCost;
   const override = overrideWindow(descriptor, path);
   if (!override.ok) return override;
   const request: DecisionRequest = { selectors, attributes, cost, wholeDescriptor: true };
-  return { ok: true, request: override.window ? { ...request, windowOverride: override.window } : request };
+  return {
+    ok: true,
+    request: override.window ? { ...request, windowOverride: override.window } : request,
+    ruleless,
+  };
 }
 
 function invalid(message: string): { ok: false; message: string } {

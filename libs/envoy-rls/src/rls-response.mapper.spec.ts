@@ -84,6 +84,14 @@ describe(toRlsOutcome.name, () => {
     });
   });
 
+  it('answers a descriptor no rule fits (null) OK without a limit, beside the decided ones', () => {
+    const sut = toRlsOutcome([null, decision('denied', minute(0))], context);
+
+    expect(sut.kind === 'answer' && sut.response.overall_code).toBe('OVER_LIMIT');
+    expect(sut.kind === 'answer' && sut.response.statuses[0]).toEqual({ code: 'OK', limit_remaining: 0 });
+    expect(sut.kind === 'answer' && sut.response.statuses[1].code).toBe('OVER_LIMIT');
+  });
+
   it("repeats limit, remaining and reset under envoyproxy/ratelimit's x-ratelimit-* names when asked to", () => {
     const on = toRlsOutcome([decision('allowed', minute(4))], { ...context, xRateLimitHeaders: true });
     const off = toRlsOutcome([decision('allowed', minute(4))], context);

@@ -59,8 +59,12 @@ export type RlsOutcome =
   | { readonly kind: 'invalid'; readonly message: string }
   | { readonly kind: 'unavailable'; readonly message: string };
 
-/** Maps the decisions of a request's descriptors (request order) to the RLS answer. */
-export function toRlsOutcome(decisions: readonly Decision[], context: RlsResponseContext): RlsOutcome {
+/**
+ * Maps the decisions of a request's descriptors (request order) to the RLS answer; `null` stands for
+ * a descriptor no rule can fit, which was not decided (OK, no limit).
+ */
+export function toRlsOutcome(slots: readonly (Decision | null)[], context: RlsResponseContext): RlsOutcome {
+  const decisions = slots.map((d) => d ?? RULELESS);
   const verdicts = decisions.map((d) => RLS_VERDICT_OF[d.kind]);
   const invalidAt = verdicts.indexOf('INVALID');
   if (invalidAt >= 0) return { kind: 'invalid', message: describe(decisions[invalidAt], invalidAt) };
@@ -77,6 +81,20 @@ export function toRlsOutcome(decisions: readonly Decision[], context: RlsRespons
     },
   };
 }
+
+/** What a descriptor no rule fits amounts to: allowed, no policy, nothing binding. */
+const RULELESS: Decision = {
+  allowed: true,
+  decision_id: '',
+  reason: null,
+  code: null,
+  retry_after_ms: 0,
+  degraded: false,
+  replayed: false,
+  policies: [],
+  kind: 'allowed',
+  binding: null,
+};
 
 function describe(decision: Decision, index: number): string {
   const detail = decision.message ?? decision.reason ?? '';
