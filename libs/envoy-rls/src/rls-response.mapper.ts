@@ -1,5 +1,5 @@
 import { rateLimitHeaders, type DecisionKind } from '@tally/api-contract';
-import { type Decision } from '@tally/engine';
+import { type Decision, type DecisionBinding } from '@tally/engine';
 import { type WindowSpec } from '@tally/policy';
 import { rateLimitUnitOf } from './rate-limit-unit';
 import {
@@ -105,7 +105,7 @@ function describe(decision: Decision, index: number): string {
 function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsDescriptorStatus {
   const verdict = RLS_VERDICT_OF[decision.kind];
   const code = verdict === 'INVALID' ? 'OK' : verdict;
-  const binding = decision.binding;
+  const binding = decision.binding ?? shadowBinding(decision);
   if (!binding) return { code, limit_remaining: 0 };
   const window = context.windowOf(binding.policy, binding.window);
   const unit = window ? rateLimitUnitOf(window) : undefined;
@@ -121,6 +121,28 @@ function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsD
     limit_remaining: Math.min(binding.remaining, MAX_UINT32),
     duration_until_reset: duration(binding.reset_ms),
   };
+}
+
+/**
+ * A descriptor counted by shadow policies only reports their window with the least left (its code
+ * stays OK: shadow never denies), as envoyproxy/ratelimit's `shadow_mode` still reports its limit.
+ * The headers keep the HTTP API's rule (enforced windows only).
+ */
+function shadowBinding(decision: Decision): DecisionBinding | null {
+  let best: DecisionBinding | null = null;
+  for (const policy of decision.policies) {
+    if (policy.mode !== 'shadow') continue;
+    for (const w of policy.windows)
+      if (best === null || w.remaining < best.remaining)
+        best = {
+          policy: policy.name,
+          window: w.name,
+          limit: w.limit,
+          remaining: w.remaining,
+          reset_ms: w.reset_ms,
+        };
+  }
+  return best;
 }
 
 function duration(ms: number): RlsDuration {
