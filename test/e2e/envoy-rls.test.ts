@@ -193,13 +193,17 @@ describe(GrpcRlsServer.name, () => {
   });
 
   it('refuses a descriptor the engine finds invalid with INVALID_ARGUMENT and the decision code', async () => {
-    // given a policy keyed by principal and a descriptor without one
+    // given a descriptor its rule fits whole, with a value the engine refuses (a control character).
+    // (This test used a descriptor without the principal its policy keys by, answered
+    // selector.identity_missing: since rules match whole descriptors, that one fits no rule and is
+    // answered OK — envoy-rls.conformance.test.ts.)
     const request: RlsRequest = {
       domain: DOMAIN,
       descriptors: [
         {
           entries: [
             { key: 'tenant', value: uniqueName('acme') },
+            { key: 'principal', value: 'svc\u0007' },
             { key: 'route', value: 'api' },
           ],
         },
@@ -209,7 +213,7 @@ describe(GrpcRlsServer.name, () => {
     const error = await sut.failure(request);
 
     expect(error.code).toBe(status.INVALID_ARGUMENT);
-    expect(error.details).toMatch(/^descriptors\[0\]: selector\.identity_missing/);
+    expect(error.details).toMatch(/^descriptors\[0\]: selector\.identity_invalid/);
   });
 
   it('refuses a malformed request with INVALID_ARGUMENT naming the field', async () => {

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { status } from '@grpc/grpc-js';
 import { TALLY_CONFIG, type TallyConfig } from '@tally/config';
-import { DecisionService } from '@tally/engine';
+import { DecisionService, type Decision, type DecisionRequest } from '@tally/engine';
 import {
+  overrideWindowSpec,
   toDecisionRequests,
   toRlsOutcome,
   type RlsRequest,
@@ -31,6 +32,7 @@ export type RlsCallResult =
 export class GrpcRlsService {
   private readonly logger = new Logger('EnvoyRls');
   private readonly limits: RlsRequestLimits;
+  private readonly xRateLimitHeaders: boolean;
   private readonly auth: GrpcCallerAuth;
 
   constructor(
@@ -41,6 +43,7 @@ export class GrpcRlsService {
   ) {
     this.auth = new GrpcCallerAuth(tokens);
     this.limits = { maxDescriptors: config.grpcMaxDescriptors };
+    this.xRateLimitHeaders = config.grpcXRateLimitHeaders === 'on';
   }
 
   /**
@@ -63,10 +66,14 @@ export class GrpcRlsService {
     }
     let outcome;
     try {
-      const decisions = await this.decisions.decideBatch(mapped.requests);
+      const decisions = await this.decide(mapped.requests, mapped.ruleless);
       outcome = toRlsOutcome(decisions, {
+        xRateLimitHeaders: this.xRateLimitHeaders,
+        // a descriptor's limit override is a window the policy file does not have
         windowOf: (policy, window) =>
-          this.store.current.policies.find((p) => p.name === policy)?.windows.find((w) => w.name === window),
+          this.store.current.policies
+            .find((p) => p.name === policy)
+            ?.windows.find((w) => w.name === window) ?? overrideWindowSpec(window),
       });
     } catch (error) {
       // The engine turns backend failures into decisions; anything else is a bug, and Envoy's failure
@@ -82,5 +89,17 @@ export class GrpcRlsService {
       case 'unavailable':
         return { ok: false, code: status.UNAVAILABLE, message: outcome.message };
     }
+  }
+
+  /** Decides every descriptor but those no rule can fit (`null` in their place: OK, undecided). */
+  private async decide(
+    requests: readonly DecisionRequest[],
+    ruleless: ReadonlySet<number>,
+  ): Promise<readonly (Decision | null)[]> {
+    if (ruleless.size === 0) return this.decisions.decideBatch(requests);
+    const rest = requests.filter((_, i) => !ruleless.has(i));
+    const decided = rest.length === 0 ? [] : await this.decisions.decideBatch(rest);
+    let next = 0;
+    return requests.map((_, i) => (ruleless.has(i) ? null : decided[next++]));
   }
 }

@@ -54,6 +54,7 @@ describe(loadConfig.name, () => {
       maxInflight: 2048,
       grpcMaxMessageBytes: 65_536,
       grpcMaxDescriptors: 64,
+      grpcXRateLimitHeaders: 'off',
       grpcReadTimeoutMs: 10_000,
       grpcKeepaliveTimeMs: 300_000,
       grpcKeepaliveTimeoutMs: 20_000,

@@ -17,6 +17,7 @@ import { parseHostPort } from './host-port';
 import { parseRedisTarget, RedisTarget } from './redis-target';
 
 export const AUTH_MODES = ['bearer', 'none'] as const;
+export const ON_OFF = ['on', 'off'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -275,6 +276,14 @@ export class TallyConfig {
   @Env('TALLY_GRPC_MAX_DESCRIPTORS', { kind: 'int', default: '64' })
   @IntIn(1, 1_000)
   readonly grpcMaxDescriptors!: number;
+
+  /**
+   * `on`: `ShouldRateLimit` answers also carry `x-ratelimit-limit/-remaining/-reset`, the headers
+   * envoyproxy/ratelimit adds with its response headers enabled, beside Tally's `ratelimit-*`.
+   */
+  @Env('TALLY_GRPC_X_RATELIMIT_HEADERS', { kind: 'string', default: 'off' })
+  @IsIn(ON_OFF, { message: `must be one of ${ON_OFF.join(', ')}` })
+  readonly grpcXRateLimitHeaders!: (typeof ON_OFF)[number];
 
   /** How long an admitted gRPC call may take to deliver its request message (a stalled sender holds a slot). */
   @Env('TALLY_GRPC_READ_TIMEOUT', { kind: 'duration', default: '10s' })

@@ -299,3 +299,60 @@ describe('the global cost ceiling (TALLY_MAX_COST)', () => {
     expect(sut.ok ? null : sut.refusal.code).toBe('cost.invalid');
   });
 });
+
+describe('Envoy RLS requests (wholeDescriptor, windowOverride)', () => {
+  const override: WindowSpec = {
+    name: 'envoy_override_hour',
+    role: 'sustained',
+    algorithm: 'fixed_window',
+    limit: 50,
+    periodMs: 3_600_000,
+  };
+
+  it('plans only the policies that fit the whole request when asked to', () => {
+    const ctx = context(policy('api', { key: ['tenant'] }));
+    const request = { selectors: { tenant: 'acme', principal: 'p' }, cost: 1 };
+
+    const subset = planDecision(request, ctx);
+    const whole = planDecision({ ...request, wholeDescriptor: true }, ctx);
+
+    expect(subset.ok && subset.plan.policies.map((p) => p.policy.name)).toEqual(['api']);
+    expect(whole.ok && whole.plan.policies).toEqual([]);
+  });
+
+  it("replaces every applicable policy's windows with the override, which also bounds the cost", () => {
+    const ctx = context(
+      policy('api', { key: ['tenant'] }),
+      policy('trial', { key: ['tenant'], mode: 'shadow' }),
+    );
+    const request = { selectors: { tenant: 'acme' }, cost: 50, windowOverride: override };
+
+    const sut = planDecision(request, ctx);
+    const above = planDecision({ ...request, cost: 51 }, ctx);
+
+    if (!sut.ok) throw new Error(sut.refusal.message);
+    expect(
+      sut.plan.windows.map((w) => [w.policy.name, w.name, w.limit, w.periodMs, w.redisKey, w.mode]),
+    ).toEqual([
+      ['api', 'envoy_override_hour', 50, 3_600_000, 'tally:v1:{s47}:w:api:envoy_override_hour:acme:acme', 0],
+      [
+        'trial',
+        'envoy_override_hour',
+        50,
+        3_600_000,
+        'tally:v1:{s47}:w:trial:envoy_override_hour:acme:acme',
+        1,
+      ],
+    ]);
+    expect(above.ok ? null : above.refusal.code).toBe('cost.too_large');
+  });
+
+  it('leaves an unmatched request unmatched: an override adds no policy', () => {
+    const sut = planDecision(
+      { selectors: { tenant: 'acme' }, cost: 1, windowOverride: override, wholeDescriptor: true },
+      context(policy('api', { key: ['tenant', 'principal'] })),
+    );
+
+    expect(sut.ok && sut.plan.windows).toEqual([]);
+  });
+});

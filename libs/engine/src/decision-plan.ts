@@ -9,6 +9,7 @@ import {
   type NormalizedSelectors,
   type Policy,
   type PolicySet,
+  type WindowSpec,
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
@@ -93,7 +94,9 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
   const { attributes } = attr;
 
   const policies: { policy: Policy; key: string }[] = [];
-  const applicable = ctx.only ? [ctx.only] : selectPolicies(ctx.policySet, selectors, attributes);
+  const applicable = ctx.only
+    ? [ctx.only]
+    : selectPolicies(ctx.policySet, selectors, attributes, request.wholeDescriptor === true);
   for (const policy of applicable) {
     const key = keyOf(policy, selectors);
     if (!key.ok) {
@@ -103,7 +106,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
       const message = `selectors.${key.missing} is required by policy ${policy.name}`;
       return refuse('invalid', 'selector.identity_missing', message, 'selector_identity_missing');
     }
-    policies.push({ policy, key: key.value });
+    policies.push({ policy: overridden(policy, request.windowOverride), key: key.value });
   }
 
   const cost = request.cost;
@@ -175,6 +178,12 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
   };
   return { ok: true, plan };
+}
+
+/** The policy with the request's window override in place of its windows (Envoy's descriptor `limit`). */
+function overridden(policy: Policy, window: WindowSpec | undefined): Policy {
+  if (window === undefined) return policy;
+  return { ...policy, windows: [window], maxCost: window.limit };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DenyReason } from '@tally/events';
+import type { WindowSpec } from '@tally/policy';
 import type { DecisionBody, DecisionKind, DecisionPolicy, RateLimitBinding } from '@tally/api-contract';
 
 /**
@@ -17,6 +18,17 @@ export interface DecisionRequest {
    * replayable by it for the idempotency TTL.
    */
   readonly idempotency_key?: unknown;
+  /**
+   * Envoy RLS only (the HTTP schema refuses unknown fields): policies match whole descriptors, i.e.
+   * their `match` names ∪ `key` dims must be exactly the request's names (`selectPolicies`' `whole`).
+   */
+  readonly wholeDescriptor?: boolean;
+  /**
+   * Envoy RLS only: the descriptor's `limit` override. It replaces the windows of every applicable
+   * policy for this decision (and bounds the cost as a window limit does); which policies apply, their
+   * keys, mode and failure mode stay the policy file's.
+   */
+  readonly windowOverride?: WindowSpec;
 }
 
 /** Stable machine-readable outcome codes; `null` when allowed. Defined by the wire contract. */

@@ -15,6 +15,7 @@ export {
 } from './rls-request.mapper';
 export { toRlsOutcome, type RlsOutcome, type RlsResponseContext } from './rls-response.mapper';
 export { rateLimitUnitOf } from './rate-limit-unit';
+export { overrideWindow, overrideWindowSpec, type OverrideMapping } from './rls-limit-override';
 export { RlsCallGate, type AuthRefusal, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
 export { rlsServerOptions, MAX_SEND_MESSAGE_BYTES, type RlsServerLimits } from './rls-server-options';
 export type {

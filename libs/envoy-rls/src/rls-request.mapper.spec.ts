@@ -32,11 +32,6 @@ describe(toDecisionRequests.name, () => {
       expected: [{ selectors: { token: 'tk', client: 'c1' }, attributes: { domain: 'edge' }, cost: 1 }],
     },
     {
-      case: 'no domain adds no attribute',
-      request: { descriptors: [entries(['tenant', 'acme'])] },
-      expected: [{ selectors: { tenant: 'acme' }, attributes: {}, cost: 1 }],
-    },
-    {
       case: 'the request hits_addend is the cost of every descriptor',
       request: {
         domain: 'd',
@@ -73,14 +68,43 @@ describe(toDecisionRequests.name, () => {
       ],
     },
     {
+      case: "a descriptor's limit override becomes the decision's window override",
+      request: {
+        domain: 'd',
+        descriptors: [{ ...entries(['tenant', 'a']), limit: { requests_per_unit: 50, unit: 'HOUR' } }],
+      },
+      expected: [
+        {
+          selectors: { tenant: 'a' },
+          attributes: { domain: 'd' },
+          cost: 1,
+          windowOverride: {
+            name: 'envoy_override_hour',
+            role: 'sustained',
+            algorithm: 'fixed_window',
+            limit: 50,
+            periodMs: 3_600_000,
+          },
+        },
+      ],
+    },
+    {
       case: 'values pass on untrusted, for the engine to judge (empty, untrimmed)',
-      request: { descriptors: [{ entries: [{ key: 'tenant' }, { key: 'plan', value: ' gold ' }] }] },
-      expected: [{ selectors: { tenant: '' }, attributes: { plan: ' gold ' }, cost: 1 }],
+      request: {
+        domain: 'd',
+        descriptors: [{ entries: [{ key: 'tenant' }, { key: 'plan', value: ' gold ' }] }],
+      },
+      expected: [{ selectors: { tenant: '' }, attributes: { domain: 'd', plan: ' gold ' }, cost: 1 }],
     },
   ])('$case', ({ request, expected }) => {
     const sut = toDecisionRequests(request, LIMITS);
 
-    expect(sut).toEqual({ ok: true, requests: expected });
+    // every request asks the engine to match whole descriptors (docs/envoy.md, "Matching")
+    expect(sut).toEqual({
+      ok: true,
+      requests: expected.map((e) => ({ ...(e as object), wholeDescriptor: true })),
+      ruleless: new Set(),
+    });
   });
 
   it.each<{ case: string; request: RlsRequest; message: string }>([
@@ -91,12 +115,13 @@ describe(toDecisionRequests.name, () => {
     },
     {
       case: 'too many descriptors',
-      request: { descriptors: Array.from({ length: 5 }, () => entries(['tenant', 'a'])) },
+      request: { domain: 'd', descriptors: Array.from({ length: 5 }, () => entries(['tenant', 'a'])) },
       message: 'descriptors: at most 4 descriptors per request',
     },
     {
       case: 'a descriptor with more entries than selector dims and attributes together',
       request: {
+        domain: 'd',
         descriptors: [
           entries(['tenant', 'a']),
           entries(...Array.from({ length: 38 }, (_, i): [string, string] => [`k${i}`, 'v'])),
@@ -106,23 +131,44 @@ describe(toDecisionRequests.name, () => {
     },
     {
       case: 'a descriptor without entries',
-      request: { descriptors: [entries(['tenant', 'a']), { entries: [] }] },
+      request: { domain: 'd', descriptors: [entries(['tenant', 'a']), { entries: [] }] },
       message: 'descriptors[1].entries: at least one entry is required',
     },
     {
       case: 'an empty key',
-      request: { descriptors: [{ entries: [{ key: 'tenant', value: 'a' }, { value: 'x' }] }] },
+      request: { domain: 'd', descriptors: [{ entries: [{ key: 'tenant', value: 'a' }, { value: 'x' }] }] },
       message: 'descriptors[0].entries[1].key: must not be empty',
     },
     {
       case: 'a repeated selector',
-      request: { descriptors: [entries(['tenant', 'a'], ['principal', 'p'], ['tenant', 'b'])] },
+      request: { domain: 'd', descriptors: [entries(['tenant', 'a'], ['principal', 'p'], ['tenant', 'b'])] },
       message: 'descriptors[0].entries[2].key: "tenant" is already set by an earlier entry',
     },
     {
       case: 'a repeated attribute',
-      request: { descriptors: [entries(['generic_key', 'a'], ['generic_key', 'b'])] },
+      request: { domain: 'd', descriptors: [entries(['generic_key', 'a'], ['generic_key', 'b'])] },
       message: 'descriptors[0].entries[1].key: "generic_key" is already set by an earlier entry',
+    },
+    {
+      case: 'no domain (envoyproxy/ratelimit refuses it too)',
+      request: { descriptors: [entries(['tenant', 'acme'])] },
+      message: 'domain: must not be empty',
+    },
+    {
+      case: 'an empty domain',
+      request: { domain: '', descriptors: [entries(['tenant', 'acme'])] },
+      message: 'domain: must not be empty',
+    },
+    {
+      case: 'a limit override of no usable unit',
+      request: {
+        domain: 'd',
+        descriptors: [
+          entries(['tenant', 'a']),
+          { ...entries(['tenant', 'b']), limit: { requests_per_unit: 1, unit: 'YEAR' } },
+        ],
+      },
+      message: 'descriptors[1].limit.unit: must be SECOND, MINUTE, HOUR, DAY or MONTH',
     },
     {
       case: 'an entry named domain beside the request domain',
@@ -135,6 +181,23 @@ describe(toDecisionRequests.name, () => {
     expect(sut).toEqual({ ok: false, message });
   });
 
+  it('marks descriptors with a key no policy can name as ruleless, and maps them all the same', () => {
+    const sut = toDecisionRequests(
+      {
+        domain: 'd',
+        descriptors: [
+          entries(['tenant', 'a'], ['X-Api-Key', 'k']),
+          entries(['tenant', 'a'], ['generic_key', 'g']),
+          entries(['tenant', 'a'], ['path/segment', 'p']),
+        ],
+      },
+      LIMITS,
+    );
+
+    expect(sut.ok && [...sut.ruleless]).toEqual([0, 2]);
+    expect(sut.ok && sut.requests[0].selectors).toEqual({ tenant: 'a' });
+  });
+
   it('takes exactly the caps: maxDescriptors descriptors of MAX_DESCRIPTOR_ENTRIES entries', () => {
     // given: every selector dim once, and attributes up to the engine's limit
     const full = entries(
@@ -142,14 +205,8 @@ describe(toDecisionRequests.name, () => {
       ...Array.from({ length: MAX_DESCRIPTOR_ENTRIES - 5 }, (_, i): [string, string] => [`a${i}`, 'v']),
     );
 
-    const sut = toDecisionRequests({ descriptors: [full, full, full, full] }, LIMITS);
+    const sut = toDecisionRequests({ domain: 'd', descriptors: [full, full, full, full] }, LIMITS);
 
     expect(sut.ok && sut.requests.length).toBe(4);
-  });
-
-  it('lets an entry named domain through when the request has no domain', () => {
-    const sut = toDecisionRequests({ descriptors: [entries(['domain', 'x'])] }, LIMITS);
-
-    expect(sut).toEqual({ ok: true, requests: [{ selectors: {}, attributes: { domain: 'x' }, cost: 1 }] });
   });
 });

@@ -6,6 +6,7 @@ const WINDOWS: Record<string, { algorithm: 'fixed_window' | 'token_bucket'; peri
   'p.minute': { algorithm: 'fixed_window', periodMs: 60_000 },
   'p.burst': { algorithm: 'token_bucket', periodMs: 10_000 },
   'q.hour': { algorithm: 'fixed_window', periodMs: 3_600_000 },
+  'trial.hour': { algorithm: 'fixed_window', periodMs: 3_600_000 },
 };
 
 const context: RlsResponseContext = {
@@ -82,6 +83,58 @@ describe(toRlsOutcome.name, () => {
         ],
       },
     });
+  });
+
+  it('answers a descriptor no rule fits (null) OK without a limit, beside the decided ones', () => {
+    const sut = toRlsOutcome([null, decision('denied', minute(0))], context);
+
+    expect(sut.kind === 'answer' && sut.response.overall_code).toBe('OVER_LIMIT');
+    expect(sut.kind === 'answer' && sut.response.statuses[0]).toEqual({ code: 'OK', limit_remaining: 0 });
+    expect(sut.kind === 'answer' && sut.response.statuses[1].code).toBe('OVER_LIMIT');
+  });
+
+  it('reports the tightest shadow window of a descriptor only shadow policies count, still OK', () => {
+    const shadowOnly = decision('allowed', null, {
+      policies: [
+        {
+          name: 'trial',
+          mode: 'shadow',
+          would_deny: true,
+          windows: [
+            { name: 'minute', role: 'sustained', limit: 10, remaining: 3, reset_ms: 1000 },
+            { name: 'hour', role: 'sustained', limit: 100, remaining: 0, reset_ms: 2000 },
+          ],
+        },
+      ],
+    });
+
+    const sut = toRlsOutcome([shadowOnly], context);
+
+    expect(sut.kind === 'answer' && sut.response.statuses).toEqual([
+      {
+        code: 'OK',
+        current_limit: { name: 'trial.hour', requests_per_unit: 100, unit: 'HOUR' },
+        limit_remaining: 0,
+        duration_until_reset: { seconds: 2, nanos: 0 },
+      },
+    ]);
+    expect(sut.kind === 'answer' && sut.response.response_headers_to_add).toEqual([]);
+  });
+
+  it("repeats limit, remaining and reset under envoyproxy/ratelimit's x-ratelimit-* names when asked to", () => {
+    const on = toRlsOutcome([decision('allowed', minute(4))], { ...context, xRateLimitHeaders: true });
+    const off = toRlsOutcome([decision('allowed', minute(4))], context);
+
+    const peer = (outcome: typeof on) =>
+      outcome.kind === 'answer'
+        ? outcome.response.response_headers_to_add.filter((h) => h.key.startsWith('x-'))
+        : null;
+    expect(peer(on)).toEqual([
+      { key: 'x-ratelimit-limit', value: '10' },
+      { key: 'x-ratelimit-remaining', value: '4' },
+      { key: 'x-ratelimit-reset', value: '31' },
+    ]);
+    expect(peer(off)).toEqual([]);
   });
 
   it('omits current_limit when the period is not one Envoy unit, or the window is gone after a reload', () => {

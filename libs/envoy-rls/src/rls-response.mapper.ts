@@ -1,5 +1,5 @@
 import { rateLimitHeaders, type DecisionKind } from '@tally/api-contract';
-import { type Decision } from '@tally/engine';
+import { type Decision, type DecisionBinding } from '@tally/engine';
 import { type WindowSpec } from '@tally/policy';
 import { rateLimitUnitOf } from './rate-limit-unit';
 import {
@@ -19,7 +19,16 @@ export interface RlsResponseContext {
     policy: string,
     window: string,
   ) => Pick<WindowSpec, 'algorithm' | 'periodMs'> | undefined;
+  /** Add envoyproxy/ratelimit's `x-ratelimit-*` headers too (`TALLY_GRPC_X_RATELIMIT_HEADERS`). */
+  readonly xRateLimitHeaders?: boolean;
 }
+
+/** envoyproxy/ratelimit's response headers (its defaults' names), with the numbers of Tally's own. */
+const X_RATELIMIT_OF = {
+  'ratelimit-limit': 'x-ratelimit-limit',
+  'ratelimit-remaining': 'x-ratelimit-remaining',
+  'ratelimit-reset': 'x-ratelimit-reset',
+} as const;
 
 /**
  * The one table from a decision's kind to what it means on this transport: `invalid` fails the call
@@ -50,8 +59,12 @@ export type RlsOutcome =
   | { readonly kind: 'invalid'; readonly message: string }
   | { readonly kind: 'unavailable'; readonly message: string };
 
-/** Maps the decisions of a request's descriptors (request order) to the RLS answer. */
-export function toRlsOutcome(decisions: readonly Decision[], context: RlsResponseContext): RlsOutcome {
+/**
+ * Maps the decisions of a request's descriptors (request order) to the RLS answer; `null` stands for
+ * a descriptor no rule can fit, which was not decided (OK, no limit).
+ */
+export function toRlsOutcome(slots: readonly (Decision | null)[], context: RlsResponseContext): RlsOutcome {
+  const decisions = slots.map((d) => d ?? RULELESS);
   const verdicts = decisions.map((d) => RLS_VERDICT_OF[d.kind]);
   const invalidAt = verdicts.indexOf('INVALID');
   if (invalidAt >= 0) return { kind: 'invalid', message: describe(decisions[invalidAt], invalidAt) };
@@ -64,10 +77,24 @@ export function toRlsOutcome(decisions: readonly Decision[], context: RlsRespons
     response: {
       overall_code: deniedAt >= 0 ? 'OVER_LIMIT' : 'OK',
       statuses: decisions.map((d) => descriptorStatus(d, context)),
-      response_headers_to_add: responseHeaders(decisions, deniedAt),
+      response_headers_to_add: responseHeaders(decisions, deniedAt, context.xRateLimitHeaders === true),
     },
   };
 }
+
+/** What a descriptor no rule fits amounts to: allowed, no policy, nothing binding. */
+const RULELESS: Decision = {
+  allowed: true,
+  decision_id: '',
+  reason: null,
+  code: null,
+  retry_after_ms: 0,
+  degraded: false,
+  replayed: false,
+  policies: [],
+  kind: 'allowed',
+  binding: null,
+};
 
 function describe(decision: Decision, index: number): string {
   const detail = decision.message ?? decision.reason ?? '';
@@ -78,7 +105,7 @@ function describe(decision: Decision, index: number): string {
 function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsDescriptorStatus {
   const verdict = RLS_VERDICT_OF[decision.kind];
   const code = verdict === 'INVALID' ? 'OK' : verdict;
-  const binding = decision.binding;
+  const binding = decision.binding ?? shadowBinding(decision);
   if (!binding) return { code, limit_remaining: 0 };
   const window = context.windowOf(binding.policy, binding.window);
   const unit = window ? rateLimitUnitOf(window) : undefined;
@@ -96,6 +123,28 @@ function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsD
   };
 }
 
+/**
+ * A descriptor counted by shadow policies only reports their window with the least left (its code
+ * stays OK: shadow never denies), as envoyproxy/ratelimit's `shadow_mode` still reports its limit.
+ * The headers keep the HTTP API's rule (enforced windows only).
+ */
+function shadowBinding(decision: Decision): DecisionBinding | null {
+  let best: DecisionBinding | null = null;
+  for (const policy of decision.policies) {
+    if (policy.mode !== 'shadow') continue;
+    for (const w of policy.windows)
+      if (best === null || w.remaining < best.remaining)
+        best = {
+          policy: policy.name,
+          window: w.name,
+          limit: w.limit,
+          remaining: w.remaining,
+          reset_ms: w.reset_ms,
+        };
+  }
+  return best;
+}
+
 function duration(ms: number): RlsDuration {
   const whole = Math.max(0, Math.round(ms));
   return { seconds: Math.floor(whole / 1000), nanos: (whole % 1000) * 1_000_000 };
@@ -105,11 +154,16 @@ function duration(ms: number): RlsDuration {
  * Envoy adds these to the response it relays (or to its own 429). One set of numbers can describe
  * one window only: the denying descriptor's, else the descriptor whose binding window has the least
  * left (the first on a tie). `RateLimit-Policy` lists the enforced windows of every descriptor.
+ * With `peer`, the limit, remaining and reset are repeated under envoyproxy/ratelimit's names
+ * (plain numbers there too: the limit, the units left, seconds to the reset).
  */
-function responseHeaders(decisions: readonly Decision[], deniedAt: number): RlsHeaderValue[] {
+function responseHeaders(decisions: readonly Decision[], deniedAt: number, peer: boolean): RlsHeaderValue[] {
   const chosen = deniedAt >= 0 ? decisions[deniedAt] : tightest(decisions);
   if (!chosen) return [];
   const headers: Record<string, string | undefined> = { ...rateLimitHeaders(chosen) };
+  if (peer)
+    for (const [own, theirs] of Object.entries(X_RATELIMIT_OF))
+      if (headers[own] !== undefined) headers[theirs] = headers[own];
   const policies = new Set<string>();
   for (const d of decisions) {
     const listed = rateLimitHeaders(d)[POLICY_HEADER];

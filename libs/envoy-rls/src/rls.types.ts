@@ -19,7 +19,7 @@ export interface RlsDescriptorEntry {
 /** `common.ratelimit.v3.RateLimitDescriptor`. */
 export interface RlsDescriptor {
   readonly entries?: readonly RlsDescriptorEntry[];
-  /** A limit override from Envoy's route config; Tally ignores it (limits live in the policy file). */
+  /** A limit override from Envoy's route config: replaces the matching policies' windows (`overrideWindow`). */
   readonly limit?: { readonly requests_per_unit?: number; readonly unit?: string | number } | null;
   /** `google.protobuf.UInt64Value`: when present it wins over the request's `hits_addend`, 0 included. */
   readonly hits_addend?: { readonly value?: number } | null;

@@ -15,6 +15,7 @@ export {
 } from './policy.types';
 export { compilePolicyFile, type CompileResult } from './policy.compiler';
 export {
+  ATTRIBUTE_NAME,
   MAX_ATTRIBUTES,
   normalizeAttributes,
   normalizeSelectors,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyOf, selectPolicies } from './matcher';
 import type { MatchSpec, Policy, PolicySet } from './policy.types';
+import type { NormalizedAttributes, NormalizedSelectors } from './selectors';
 import { testPolicy } from '@tally/testing';
 
 function policy(name: string, fields: Partial<Omit<Policy, 'name'>> = {}): Policy {
@@ -146,6 +147,65 @@ describe(selectPolicies.name, () => {
       );
 
       expect(selectPolicies(set, request.selectors, request.attributes)).toEqual([]);
+    });
+  });
+
+  describe('whole (Envoy descriptors): match names ∪ key dims, domain aside, equal the request names', () => {
+    const descriptor: { selectors: NormalizedSelectors; attributes: NormalizedAttributes } = {
+      selectors: { tenant: 'acme', route: 'evaluate' },
+      attributes: { domain: 'edge' },
+    };
+    const routeByTenant = (fields: Partial<Omit<Policy, 'name'>> = {}): Policy =>
+      policy('p', { match: match({ domain: ['edge'], route: ['evaluate'] }), key: ['tenant'], ...fields });
+
+    it.each<[string, Policy, typeof descriptor, boolean]>([
+      ['exactly the same names', routeByTenant(), descriptor, true],
+      [
+        'a descriptor with an entry more is not the shorter rule',
+        routeByTenant(),
+        { ...descriptor, attributes: { domain: 'edge', generic_key: 'x' } },
+        false,
+      ],
+      [
+        'a descriptor with an entry less is not the longer rule (no identity_missing)',
+        routeByTenant({ key: ['tenant', 'principal'] }),
+        descriptor,
+        false,
+      ],
+      [
+        'a name in both match and key counts once',
+        routeByTenant({ match: match({ tenant: ['acme'] }), key: ['tenant', 'route'] }),
+        descriptor,
+        true,
+      ],
+      [
+        'domain is matched as a value, never part of the shape',
+        routeByTenant({ match: match({ route: ['evaluate'] }) }),
+        descriptor,
+        true,
+      ],
+      ['values still decide', routeByTenant({ match: match({ route: ['batch'] }) }), descriptor, false],
+    ])('%s', (_case, p, request, expected) => {
+      const sut = selectPolicies(setOf(p), request.selectors, request.attributes, true);
+
+      expect(names(sut)).toEqual(expected ? ['p'] : []);
+    });
+
+    it('leaves the subset rule of HTTP unchanged when off', () => {
+      const extra = { ...descriptor.attributes, generic_key: 'x' };
+
+      expect(names(selectPolicies(setOf(routeByTenant()), descriptor.selectors, extra))).toEqual(['p']);
+      expect(names(selectPolicies(setOf(routeByTenant()), descriptor.selectors, extra, true))).toEqual([]);
+    });
+
+    it('lets a group fall through to the policy that fits the whole descriptor', () => {
+      const shorter = policy('short', { match: match({ route: ['evaluate'] }), group: 'g' });
+      const longer = policy('long', { match: match({ route: ['evaluate'], plan: ['gold'] }), group: 'g' });
+      const request = { selectors: descriptor.selectors, attributes: { domain: 'edge', plan: 'gold' } };
+
+      expect(
+        names(selectPolicies(setOf(shorter, longer), request.selectors, request.attributes, true)),
+      ).toEqual(['long']);
     });
   });
 });

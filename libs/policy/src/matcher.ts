@@ -10,16 +10,23 @@ import type { NormalizedAttributes, NormalizedSelectors } from './selectors';
  *   one: turning a throttle off never leaves traffic uncounted.
  * - A shadow policy applies where it matches but never claims its group: trialling a rule in shadow
  *   must not switch off the enforced policy it is meant to replace.
+ * - `whole` (Envoy RLS descriptors, docs/envoy.md "Matching"): a policy applies only when the names
+ *   it uses — its `match` names and its `key` dims, `domain` aside — are exactly the names the request
+ *   carries, `domain` aside. Envoy's rules match whole descriptors: a descriptor with an entry more
+ *   or less than a rule is not that rule's, and is answered OK without being counted by it.
  */
 export function selectPolicies(
   set: PolicySet,
   selectors: NormalizedSelectors,
   attributes: NormalizedAttributes,
+  whole = false,
 ): Policy[] {
   const claimed = new Set<string>();
   const applicable: Policy[] = [];
+  const names = whole ? namesOf(selectors, attributes) : undefined;
   for (const policy of set.policies) {
     if (!policy.enabled || !applies(policy, selectors, attributes)) continue;
+    if (names !== undefined && !usesExactly(policy, names)) continue;
     if (policy.group !== undefined) {
       if (claimed.has(policy.group)) continue;
       if (policy.mode === 'enforce') claimed.add(policy.group);
@@ -33,6 +40,24 @@ function applies(policy: Policy, selectors: NormalizedSelectors, attributes: Nor
   if (!holds(policy.match, selectors, attributes)) return false;
   // An empty `unless` exempts nobody (while an empty `match` selects everybody).
   return Object.keys(policy.unless).length === 0 || !holds(policy.unless, selectors, attributes);
+}
+
+/** The attribute Envoy's request-level `domain` arrives as: matched like any name, never part of the shape. */
+const DOMAIN = 'domain';
+
+function namesOf(selectors: NormalizedSelectors, attributes: NormalizedAttributes): Set<string> {
+  const names = new Set([...Object.keys(selectors), ...Object.keys(attributes)]);
+  names.delete(DOMAIN);
+  return names;
+}
+
+/** The policy's `match` names ∪ `key` dims, `domain` aside, equal `names` as a set. */
+function usesExactly(policy: Policy, names: ReadonlySet<string>): boolean {
+  const used = new Set([...Object.keys(policy.match), ...policy.key]);
+  used.delete(DOMAIN);
+  if (used.size !== names.size) return false;
+  for (const name of used) if (!names.has(name)) return false;
+  return true;
 }
 
 /** Every named entry has a value among the accepted ones; a name matches a selector dim or an attribute. */
