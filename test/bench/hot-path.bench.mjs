@@ -12,14 +12,20 @@
 // (6395: a private redis-server started and stopped here) or BENCH_REDIS_URL (an existing Redis:
 // nothing is flushed and the outbox entries stay), BENCH_API_NODE_ARGS (extra node flags of the API
 // child, for what-if runs), BENCH_PROFILE=1 (--cpu-prof of the API child into
-// .local/bench/prof; read it with test/bench/profile-summary.mjs).
+// .local/bench/prof; read it with test/bench/profile-summary.mjs), BENCH_DECIDE_BASELINE (another
+// decide.lua, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`, measured in the script cost
+// phase beside today's and the minimal floor: before/after in one run).
+// Also printed: the script cost (Redis µs per decide.lua call, INFO commandstats, private Redis only:
+// lib/script-cost.mjs) and the API process's RSS at rest, after the load and its peak (VmHWM).
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { decideLua, loadEngine, ROOT } from './lib/built.mjs';
+import { DECIDE_LUA_PATH, decideLua, loadEngine, ROOT } from './lib/built.mjs';
 import { measureHttp, round } from './lib/load.mjs';
 import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
+import { processMemory } from './lib/rss.mjs';
+import { measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
 import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
 import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
 
@@ -59,6 +65,7 @@ export async function runHotPathBench() {
     const api = await startApi(store, settings, OUT_DIR, log);
     servers.push(api);
     const sha = await store.redis.script('LOAD', decideLua());
+    const rssAtRest = processMemory(api.pid);
     const single = singleBody();
     const batch = batchBody(settings.batchSize);
     const fresh = async (what, measure) => {
@@ -101,8 +108,12 @@ export async function runHotPathBench() {
       rounds.push({ ceiling: hot.a, api: hot.b, batch: { raw: many.a, api: many.b } });
     }
 
+    const rssAfterLoad = processMemory(api.pid);
+    const scriptCost = store.private ? await scriptCostPhase(store.redis, engine) : undefined;
     const figures = {
       settings,
+      scriptCost,
+      apiMemoryMb: { atRest: rssAtRest, afterLoad: rssAfterLoad },
       ceiling: meanOf(rounds.map((r) => r.ceiling)),
       api: meanOf(rounds.map((r) => r.api)),
       batch: {
@@ -114,6 +125,7 @@ export async function runHotPathBench() {
     const r = medianRatios(perRound);
     const v = verdicts(r);
     printSummary(figures, r, v, perRound);
+    printMemoryAndScript(figures);
     const out = join(OUT_DIR, 'hot-path.json');
     writeJson(out, {
       at: new Date().toISOString(),
@@ -131,4 +143,31 @@ export async function runHotPathBench() {
     for (const server of servers.reverse()) await server.stop();
     await store.stop();
   }
+}
+
+async function scriptCostPhase(redis, engine) {
+  const scripts = [
+    { name: 'decide.lua', path: DECIDE_LUA_PATH },
+    { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH },
+  ];
+  const baseline = process.env.BENCH_DECIDE_BASELINE;
+  if (baseline) scripts.unshift({ name: `baseline ${baseline}`, path: baseline });
+  log('script cost: INFO commandstats, interleaved slices');
+  return measureScriptCost(redis, engine, scripts);
+}
+
+function printMemoryAndScript(figures) {
+  const { atRest, afterLoad } = figures.apiMemoryMb;
+  const lines = [
+    '',
+    `decision API RSS: ${atRest.rss} MB at rest, ${afterLoad.rss} MB after the load, peak ${afterLoad.peak} MB`,
+  ];
+  if (figures.scriptCost) {
+    lines.push('Redis µs per call (INFO commandstats; min / median of the slices):');
+    for (const s of figures.scriptCost)
+      lines.push(
+        `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+      );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

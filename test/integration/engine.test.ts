@@ -190,6 +190,43 @@ describe(DecisionService.name, () => {
     expect(await outboxEntriesOf(allowedIds)).toHaveLength(100);
   });
 
+  it('sets a window expiry when its bucket begins, and it outlives the bucket while the bucket is in use', async () => {
+    // given a fixed and a sliding window of one minute (the token bucket refreshes on every write)
+    const name = uniqueName('expiry');
+    use(policy(name, [win('f', 'fixed_window', 100, 60_000), win('s', 'sliding_window', 100, 60_000)]));
+    const tenant = uniqueName('t');
+    const keyOf = (w: string) => `tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:${w}:${tenant}:p`;
+    const bucket = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const decide = async (at: number) => {
+      fixedNow = at;
+      const d = await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+      expect(d.allowed).toBe(true);
+      return d.policies[0].windows;
+    };
+
+    // when the first decision of a bucket writes: both expire two periods later, past their reset
+    const first = await decide(bucket + 1_000);
+    for (const [i, w] of ['f', 's'].entries()) {
+      const pttl = await redis.pttl(keyOf(w));
+      expect(pttl).toBeGreaterThan(119_000);
+      expect(pttl).toBeGreaterThanOrEqual(first[i].reset_ms);
+    }
+
+    // when a later decision of the same bucket writes (the expiry shortened here to tell them apart)
+    for (const w of ['f', 's']) await redis.pexpire(keyOf(w), 90_000);
+    await decide(bucket + 30_000);
+    // then the expiry set when the bucket began stands
+    for (const w of ['f', 's']) expect(await redis.pttl(keyOf(w))).toBeLessThanOrEqual(90_000);
+
+    // when the first decision of the next bucket writes, the expiry is set again
+    const next = await decide(bucket + 61_000);
+    for (const [i, w] of ['f', 's'].entries()) {
+      const pttl = await redis.pttl(keyOf(w));
+      expect(pttl).toBeGreaterThan(119_000);
+      expect(pttl).toBeGreaterThanOrEqual(next[i].reset_ms);
+    }
+  });
+
   it('a burst denial consumes nothing from sustained, and a sustained denial nothing from burst', async () => {
     const name = uniqueName('bs');
     use(

@@ -1,6 +1,6 @@
 // The two HTTP servers under load, each a child process of the built tree, each checked to answer
 // what it is supposed to before any figure is taken (a fast 400 is not a benchmark).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_MAIN, ROOT } from './built.mjs';
 import { benchPolicyYaml } from './decide-args.mjs';
@@ -64,6 +64,12 @@ export async function startCeiling(store, settings, log) {
   return { decisionsUrl, stop: () => child.stop() };
 }
 
+/** The `--flag=value` node options of package.json's `start:decision-api` script. */
+function startFlags() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return pkg.scripts['start:decision-api'].split(' ').filter((word) => /^--[a-z-]+=\S+$/.test(word));
+}
+
 /** `extraEnv`: settings of this API only (e.g. durable mode), on top of the bench's. */
 export async function startApi(store, settings, outDir, log, extraEnv = {}) {
   const port = await freePort();
@@ -71,9 +77,14 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}) {
   writeFileSync(policies, benchPolicyYaml());
   const profileDir = join(outDir, 'prof');
   const profile = process.env.BENCH_PROFILE === '1';
-  // Extra node flags for what-if runs (e.g. --max-semi-space-size=32, or --require of a patch).
+  // The V8 flags `npm run start:decision-api` runs with (the bench measures what production runs),
+  // then extra node flags for what-if runs (e.g. --max-semi-space-size=32, or --require of a patch).
   const extra = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const nodeArgs = [...extra, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const nodeArgs = [
+    ...startFlags(),
+    ...extra,
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const env = {
     REDIS_URL: store.url,
     TALLY_POLICIES: policies,
@@ -111,6 +122,8 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}) {
   }
   return {
     ...api,
+    /** For RSS readings of the API process (/proc/<pid>/status). */
+    pid: child.pid,
     async stop() {
       const exit = await child.stop();
       if (exit.code !== 0) log(`decision-api exited with ${JSON.stringify(exit)}\n${child.output()}`);

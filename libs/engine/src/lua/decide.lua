@@ -30,7 +30,9 @@ local PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",'
 local DAY_MS = 86400000
 
 local function num(x)
-  -- tostring() would print %.14g (exponent form past 1e14); every stored value is an integer.
+  -- tostring() prints %.14g (exponent form past 1e14); every stored value is an integer. Below 1e14
+  -- (nearly always) tostring is exact and cheaper than string.format.
+  if x < 1e14 then return tostring(x) end
   return string.format('%.0f', x)
 end
 
@@ -99,33 +101,40 @@ local function utc_month(ms)
 end
 
 -- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, ttl_ms and the
--- hash fields to write on commit (a flat HSET argument list).
+-- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
+-- return values: this runs for every window of every decision, and a table per window is garbage the
+-- script's Lua GC pays for on later calls (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
 -- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
 -- wait after which the same cost fits, exact and never early.
-local function counter(cost, limit, state_b, state_c, bucket, reset_ms, ttl_ms)
+local function counter(cost, limit, sb, sc, bucket, reset_ms, ttl_ms)
   local count = 0
-  if state_b == bucket then count = state_c or 0 end
+  if sb == bucket then count = sc or 0 end
   if count + cost > limit then
     -- retry = reset: the next bucket starts empty.
-    return false, math.max(0, limit - count), reset_ms, reset_ms, ttl_ms, nil
+    return false, math.max(0, limit - count), reset_ms, reset_ms, ttl_ms
   end
-  return true, limit - count - cost, reset_ms, 0, ttl_ms, { 'b', num(bucket), 'c', num(count + cost) }
+  -- The expiry is set when a bucket begins, not on every write: the first write of a bucket sets it to
+  -- at least the bucket's end (sliding: the next bucket's end, while it is `prev`), after which the
+  -- state is stale anyway. A PEXPIRE per write would cost a command for nothing (ttl nil = keep).
+  if sb == bucket then ttl_ms = nil end
+  return true, limit - count - cost, reset_ms, 0, ttl_ms, bucket, count + cost
 end
 
-local function evaluate(alg, limit, period, st, cost)
-  local sb, sc, sp, stt, sts = tonumber(st[1]), tonumber(st[2]), tonumber(st[3]), tonumber(st[4]), tonumber(st[5])
+-- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
+local function evaluate(alg, limit, period, s1, s2, s3, cost)
   if alg == 'f' then
     -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
     local bucket = floor(now / period)
-    return counter(cost, limit, sb, sc, bucket, (bucket + 1) * period - now, 2 * period)
+    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, 2 * period)
   elseif alg == 'c' then
     -- The state matters until the month ends; a day of slack for a clock running slightly late.
     local index, end_ms = utc_month(now)
-    return counter(cost, limit, sb, sc, index, end_ms - now, end_ms - now + DAY_MS)
+    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms - now + DAY_MS)
   elseif alg == 's' then
     -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
     -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
+    local sb, sc, sp = s1, s2, s3
     local bucket = floor(now / period)
     local to_end = period - (now - bucket * period)
     local prev, cur = 0, 0
@@ -152,11 +161,15 @@ local function evaluate(alg, limit, period, st, cost)
         -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
         retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
       end
-      return false, remaining, reset_ms, retry, 2 * period, nil
+      return false, remaining, reset_ms, retry, 2 * period
     end
-    return true, remaining, reset_ms, 0, 2 * period, { 'b', num(bucket), 'c', num(after), 'p', num(prev) }
+    -- As for counter(): the expiry set when this bucket began (2 periods) outlives its use as `prev`.
+    local ttl_ms = 2 * period
+    if sb == bucket then ttl_ms = nil end
+    return true, remaining, reset_ms, 0, ttl_ms, bucket, after, prev
   else
     -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
+    local stt, sts = s1, s2
     local capacity = limit * period
     local level = capacity
     if stt then
@@ -167,63 +180,85 @@ local function evaluate(alg, limit, period, st, cost)
     local need = cost * period
     if level < need then
       -- wait until need - level has refilled at `limit` per ms.
-      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), period, nil
+      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), period
     end
     local after = level - need
     local ts = now
     if sts and sts > now then ts = sts end
-    return true, floor(after / period), ceil((capacity - after) / limit), 0, period, { 't', num(after), 'ts', num(ts) }
+    return true, floor(after / period), ceil((capacity - after) / limit), 0, period, after, ts
   end
 end
 
--- Evaluate every window before writing anything.
-local results = {}
+-- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
+-- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
+-- `W` at 4(i-1) + 1..4 what commit writes: ttl, x, y, z.
+local R, W = {}, {}
 local denied_enforced = false
-local shadow_denied = {}
+local shadow_denied = nil
 local binding, binding_retry = 0, -1
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
-  local mode = tonumber(ARGV[a + 4])
-  local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p', 't', 'ts')
-  local ok, remaining, reset_ms, retry, ttl, fields =
-    evaluate(ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), st, cost)
-  results[i] = { ok = ok, remaining = remaining, reset = reset_ms, ttl = ttl, fields = fields, mode = mode, a = a, st = st }
+  local alg, limit, period, mode = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  -- Only the fields the algorithm keeps: the token bucket t, ts; the counters b, c (and p when sliding).
+  local s1, s2, s3
+  if alg == 't' then
+    local st = redis.call('HMGET', KEYS[2 + i], 't', 'ts')
+    s1, s2 = tonumber(st[1]), tonumber(st[2])
+  elseif alg == 's' then
+    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p')
+    s1, s2, s3 = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
+  else
+    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c')
+    s1, s2 = tonumber(st[1]), tonumber(st[2])
+  end
+  local ok, remaining, reset_ms, retry, ttl, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+  local r = 10 * (i - 1)
+  R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
+    alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
+  local wi = 4 * (i - 1)
+  W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = ttl, x, y, z
   if not ok then
     if mode == 0 then
       denied_enforced = true
       -- The binding window is the denying one with the longest wait: retrying earlier is pointless.
       if retry > binding_retry then binding, binding_retry = i, retry end
     else
+      shadow_denied = shadow_denied or {}
       shadow_denied[mode] = true
     end
   end
 end
 
+-- Appends remaining, reset_ms, would_deny (0/1) of every window to `reply`.
 local function reply_windows(reply)
+  local n = #reply
   for i = 1, w_count do
-    local r = results[i]
-    reply[#reply + 1] = r.remaining
-    reply[#reply + 1] = r.reset
-    if r.ok then reply[#reply + 1] = 0 else reply[#reply + 1] = 1 end
+    local r = 10 * (i - 1)
+    reply[n + 1], reply[n + 2] = R[r + 9], R[r + 10]
+    if R[r + 8] then reply[n + 3] = 0 else reply[n + 3] = 1 end
+    n = n + 3
   end
   return reply
 end
 
 -- A window that allowed but is not committed reports its state as it is (its cost-0 view).
-local function uncommitted(r)
-  local _, remaining, reset_ms = evaluate(ARGV[r.a + 1], tonumber(ARGV[r.a + 2]), tonumber(ARGV[r.a + 3]), r.st, 0)
-  r.remaining, r.reset = remaining, reset_ms
+local function uncommitted(i)
+  local r = 10 * (i - 1)
+  local _, remaining, reset_ms = evaluate(R[r + 1], R[r + 2], R[r + 3], R[r + 5], R[r + 6], R[r + 7], 0)
+  R[r + 9], R[r + 10] = remaining, reset_ms
 end
 
 -- The outbox `r` field: [{"remaining":n,"reset_ms":n,"would_deny":bool}] in window order (built by
 -- hand: cjson would encode an empty list as {}).
-local function window_results_json(flat)
-  local items = {}
+local function window_results_json()
+  local s = '['
   for i = 1, w_count do
-    items[i] = '{"remaining":' .. num(flat[3 * i - 2]) .. ',"reset_ms":' .. num(flat[3 * i - 1])
-      .. ',"would_deny":' .. (flat[3 * i] == 1 and 'true' or 'false') .. '}'
+    local r = 10 * (i - 1)
+    if i > 1 then s = s .. ',' end
+    s = s .. '{"remaining":' .. num(R[r + 9]) .. ',"reset_ms":' .. num(R[r + 10])
+      .. ',"would_deny":' .. (R[r + 8] and 'false' or 'true') .. '}'
   end
-  return '[' .. table.concat(items, ',') .. ']'
+  return s .. ']'
 end
 
 if cost == 0 then
@@ -233,7 +268,7 @@ end
 if denied_enforced then
   -- Nothing is committed: windows that would have allowed report their state untouched too.
   for i = 1, w_count do
-    if results[i].ok then uncommitted(results[i]) end
+    if R[10 * (i - 1) + 8] then uncommitted(i) end
   end
   -- A denial consumes nothing anywhere and stores no idempotency record; it is only counted, coalesced
   -- per second, key and reason, with the first denial's payload (#p) and window results (#r) as the
@@ -243,7 +278,7 @@ if denied_enforced then
   if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
     redis.call('HSET', KEYS[2],
       field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
-      field .. '#r', window_results_json(reply_windows({})))
+      field .. '#r', window_results_json())
   end
   return reply_windows({ 0, now, binding_retry, binding, '' })
 end
@@ -251,22 +286,30 @@ end
 -- Commit. A shadow policy commits only if all of its windows allow: it simulates enforcement exactly
 -- (an enforced policy that denies consumes nothing from any of its windows), but it never denies.
 for i = 1, w_count do
-  local r = results[i]
-  if r.mode == 0 or not shadow_denied[r.mode] then
-    redis.call('HSET', KEYS[2 + i], unpack(r.fields))
-    redis.call('PEXPIRE', KEYS[2 + i], math.max(1, r.ttl))
-  elseif r.ok then
+  local r, wi = 10 * (i - 1), 4 * (i - 1)
+  local mode = R[r + 4]
+  if mode == 0 or not (shadow_denied and shadow_denied[mode]) then
+    local key, alg = KEYS[2 + i], R[r + 1]
+    if alg == 't' then
+      redis.call('HSET', key, 't', num(W[wi + 2]), 'ts', num(W[wi + 3]))
+    elseif alg == 's' then
+      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]), 'p', num(W[wi + 4]))
+    else
+      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]))
+    end
+    local ttl = W[wi + 1]
+    if ttl then redis.call('PEXPIRE', key, math.max(1, ttl)) end
+  elseif R[r + 8] then
     -- Allowed by itself but not committed (its shadow policy would deny): report it untouched.
-    uncommitted(r)
+    uncommitted(i)
   end
 end
 
-local windows = reply_windows({})
+local reply = reply_windows({ 1, now, 0, 0, '' })
 if idem_key then
+  local windows = {}
+  for k = 6, #reply do windows[k - 5] = reply[k] end
   redis.call('SET', idem_key, fingerprint .. '\n' .. cjson.encode(windows) .. '\n' .. payload, 'PX', idem_ttl)
 end
-redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json(windows))
-
-local reply = { 1, now, 0, 0, '' }
-for _, v in ipairs(windows) do reply[#reply + 1] = v end
+redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json())
 return reply

@@ -1,0 +1,61 @@
+// Redis CPU per decision script call, from `INFO commandstats` of the bench's private Redis: EVALSHA's
+// usec_per_call (the whole script, the commands it calls included) and XADD's (the outbox append
+// inside it). Scripts are measured in interleaved slices (CONFIG RESETSTAT, then `calls` EVALSHAs
+// pipelined 100 at a time with the engine's own arguments for 500 principals of the bench policy),
+// so the machine's drift hits each alike; the minimum over the slices is the cost with the least
+// interference from other processes, the median what a busy machine sees. Private Redis only:
+// RESETSTAT would wipe the statistics of a shared one.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decideArgs } from './decide-args.mjs';
+import { ROOT } from './built.mjs';
+
+/** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
+export const MINIMAL_LUA_PATH = join(ROOT, 'test/bench/lua/decide.minimal.lua');
+
+function usecPerCall(info, command) {
+  const m = new RegExp(`cmdstat_${command}:calls=(\\d+),usec=(\\d+)`).exec(info);
+  return m ? Number(m[2]) / Number(m[1]) : 0;
+}
+
+const summary = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const r = (x) => Math.round(x * 10) / 10;
+  return { min: r(s[0]), median: r(s[Math.floor(s.length / 2)]) };
+};
+
+/**
+ * @param scripts `[{ name, path }]`, each run with decide.lua's arguments.
+ * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
+ */
+export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
+  const loaded = [];
+  for (const s of scripts)
+    loaded.push({ ...s, sha: await redis.script('LOAD', readFileSync(s.path, 'utf8')) });
+  const samples = loaded.map(() => ({ evalsha: [], xadd: [] }));
+  await redis.flushall();
+  for (let k = 0; k < slices; k++) {
+    for (let i = 0; i < loaded.length; i++) {
+      await redis.config('RESETSTAT');
+      for (let n = 0; n < calls; n += 100) {
+        const pipeline = redis.pipeline();
+        for (let j = 0; j < 100; j++)
+          pipeline.evalsha(
+            loaded[i].sha,
+            ...decideArgs(engine, { tenant: 'bench', principal: `p${(n + j) % 500}` }),
+          );
+        for (const [error, reply] of await pipeline.exec())
+          if (error || reply[0] !== 1) throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
+      }
+      const info = await redis.info('commandstats');
+      samples[i].evalsha.push(usecPerCall(info, 'evalsha'));
+      samples[i].xadd.push(usecPerCall(info, 'xadd'));
+    }
+  }
+  await redis.flushall();
+  return loaded.map((s, i) => ({
+    name: s.name,
+    evalsha: summary(samples[i].evalsha),
+    xadd: summary(samples[i].xadd),
+  }));
+}
