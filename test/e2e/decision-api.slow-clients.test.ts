@@ -171,7 +171,14 @@ describe('decision-api under slow clients', () => {
       () => sut.decide({ selectors, cost: 1 }),
       (res) => res.status === 503,
       { timeoutMs: REQUEST_TIMEOUT_MS - 2_000, intervalMs: 10, what: 'the slow bodies to hold every slot' },
-    );
+    ).catch((error: unknown) => {
+      // A loaded run once never saw the slots held: say what the slow connections had got by then.
+      const closed = slow.filter((c) => c.socket.destroyed);
+      const seen = tally(closed.map((c) => (c.socket.bytesRead > 0 ? 'answered' : 'closed silently')));
+      throw new Error(
+        `${String(error)}; ${closed.length} of ${slow.length} slow bodies closed: ${JSON.stringify(seen)}`,
+      );
+    });
     expect(shed.body).toMatchObject({ code: 'server.overloaded' });
 
     // when their deadline passes
