@@ -7,10 +7,22 @@
  * SIGTERM stops every process with exit 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { credentials, Metadata, type Client } from '@grpc/grpc-js';
+import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
 import { buildTree, eventually, freePort, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricSum } from './support/decision-api.harness';
@@ -26,9 +38,16 @@ const realPolicyPath = join(dir, 'real', 'policies.yaml');
 const CALLER = 'workers-e2e-caller-token-0123456789';
 const ADMIN = 'workers-e2e-admin-token-0123456789';
 const POLICY = `${run}-p`;
+const DOMAIN = `${run}-edge`;
 
 const policies = (limit: number): string => `policies:
+  - name: ${POLICY}-rls
+    match: { domain: ${DOMAIN} }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 1000, period: 1h }
   - name: ${POLICY}
+    match: { route: http }
     key: [tenant]
     windows:
       - { name: hourly, role: sustained, algorithm: fixed_window, limit: ${limit}, period: 1h }
@@ -83,9 +102,53 @@ function call(
   });
 }
 
+/** A gRPC client on a connection of its own (grpc-js shares one between equal clients otherwise). */
+function rlsClient(port: number): Client {
+  const { Client: RlsClient } = loadRateLimitService();
+  return new RlsClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
+    'grpc.use_local_subchannel_pool': 1,
+  });
+}
+
+function shouldRateLimit(client: Client, request: RlsRequest): Promise<unknown> {
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${CALLER}`);
+  type Unary = (r: RlsRequest, m: Metadata, o: object, cb: (e: Error | null, a: unknown) => void) => void;
+  const method = (client as unknown as { ShouldRateLimit: Unary }).ShouldRateLimit.bind(client);
+  return new Promise((done, fail) =>
+    method(request, metadata, { deadline: Date.now() + 30_000 }, (error, answer) =>
+      error ? fail(error) : done(answer),
+    ),
+  );
+}
+
+/** Remote ports of the established TCP connections that `pid` holds on local port `port` (Linux /proc). */
+function connectionsOf(pid: string, port: number): Set<number> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    const link = (() => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })();
+    const socket = /^socket:\[(\d+)\]$/.exec(link);
+    if (socket) inodes.add(socket[1]);
+  }
+  const remotes = new Set<number>();
+  for (const line of readFileSync(`/proc/${pid}/net/tcp`, 'utf8').split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length < 10 || cols[3] !== '01' || !inodes.has(cols[9])) continue; // 01: ESTABLISHED
+    if (parseInt(cols[1].split(':')[1], 16) === port) remotes.add(parseInt(cols[2].split(':')[1], 16));
+  }
+  return remotes;
+}
+
 interface Started {
   readonly child: ChildProcess;
   readonly port: number;
+  readonly grpcPort: number;
   readonly stderr: string[];
   readonly exited: Promise<number | null>;
 }
@@ -169,7 +232,7 @@ beforeAll(async () => {
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  api = { child, port, stderr, exited };
+  api = { child, port, grpcPort, stderr, exited };
 }, 180_000);
 
 afterAll(() => {
@@ -187,6 +250,35 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     for (const line of lines) line.agent.destroy();
   });
 
+  it('serves Envoy gRPC from both workers on the one shared port', async () => {
+    // given four gRPC clients, each on its own connection (handed to the workers in turn)
+    const lines = await workerLines(2);
+    const clients = [0, 1, 2, 3].map(() => rlsClient(api.grpcPort));
+    try {
+      // when each asks once
+      for (const [i, client] of clients.entries()) {
+        const request = {
+          domain: DOMAIN,
+          descriptors: [{ entries: [{ key: 'tenant', value: `${run}-g${i}` }] }],
+        };
+        await shouldRateLimit(client, request);
+      }
+
+      // then both workers hold some of those connections, and /metrics counts all four calls
+      const held = lines.map((l) => connectionsOf(l.pid, api.grpcPort).size);
+      expect(
+        held.every((n) => n >= 1),
+        `gRPC connections per worker: ${held.join(', ')}`,
+      ).toBe(true);
+      expect(held.reduce((a, b) => a + b, 0)).toBe(4);
+      const text = String((await lines[0].call('GET', '/metrics')).body.text);
+      expect(metricSum(text, 'tally_grpc_requests_decoded_total', {})).toBe(4);
+    } finally {
+      for (const client of clients) client.close();
+      for (const line of lines) line.agent.destroy();
+    }
+  });
+
   it('answers /metrics with the sum over the workers, labels unchanged', async () => {
     // given 3 decisions on one worker and 5 on the other
     const [a, b] = await workerLines(2);
@@ -194,7 +286,7 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     for (const [i, line] of [a, b].entries()) {
       for (let n = 0; n < counts[i]; n++) {
         const res = await line.call('POST', '/v1/decisions', CALLER, {
-          selectors: { tenant: `${run}-m${i}` },
+          selectors: { tenant: `${run}-m${i}`, route: 'http' },
         });
         expect(res.status).toBe(200);
       }
@@ -225,7 +317,7 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     for (const line of [a, b]) {
       const listed = await line.call('GET', '/v1/policies', ADMIN);
       expect(listed.body.version).toBe(version);
-      const selectors = { tenant: `${run}-r${line.pid}` };
+      const selectors = { tenant: `${run}-r${line.pid}`, route: 'http' };
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(200);
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(429);
     }
@@ -254,7 +346,7 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     expect(pids).toContain(Number(before[1].pid));
     for (const line of after) {
       const res = await line.call('POST', '/v1/decisions', CALLER, {
-        selectors: { tenant: `${run}-k${line.pid}` },
+        selectors: { tenant: `${run}-k${line.pid}`, route: 'http' },
       });
       expect(res.status).toBe(200);
       line.agent.destroy();
