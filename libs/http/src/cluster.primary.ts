@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type LoggerService } from '@nestjs/common';
 import { AggregatorRegistry } from 'prom-client';
+import { nextRestart } from './cluster.backoff';
 import {
   CLUSTER_ASK_TIMEOUT_MS,
   type ClusterMessage,
@@ -8,11 +9,6 @@ import {
   type WorkerReload,
 } from './cluster.messages';
 
-/** A worker that dies is forked again after this long, doubled for each death in a row, up to the cap. */
-const RESTART_BASE_MS = 250;
-const RESTART_CAP_MS = 10_000;
-/** A worker that lived this long resets the backoff: it was a crash, not a crash loop. */
-const STABLE_MS = 30_000;
 /** Workers get this long to drain after SIGTERM (their own grace is 15 s) before they are killed. */
 const STOP_GRACE_MS = 20_000;
 
@@ -116,8 +112,9 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
       return;
     }
-    deathsInARow = lived >= STABLE_MS ? 1 : deathsInARow + 1;
-    const delay = Math.min(RESTART_CAP_MS, RESTART_BASE_MS * 2 ** (deathsInARow - 1));
+    const next = nextRestart(lived, deathsInARow);
+    deathsInARow = next.deathsInARow;
+    const delay = next.delayMs;
     logger.error(
       `${name} worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) after ${lived} ms; restarting in ${delay} ms`,
     );
