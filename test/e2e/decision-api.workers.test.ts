@@ -297,6 +297,9 @@ describe('decision-api with TALLY_WORKERS=2', () => {
       const text = String((await line.call('GET', '/metrics')).body.text);
       const labels = { policy: POLICY, outcome: 'allowed', app: 'decision-api' };
       expect(metricSum(text, 'tally_decisions_total', labels)).toBe(8);
+      // states are not summed: one policy set in force, one breaker state
+      expect(metricSum(text, 'tally_policy_set_info', {})).toBe(1);
+      expect(metricSum(text, 'tally_breaker_state', {})).toBe(0);
     }
     a.agent.destroy();
     b.agent.destroy();
