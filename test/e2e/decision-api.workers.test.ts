@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { credentials, Metadata, type Client } from '@grpc/grpc-js';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
+import { tokenDigestHex } from '@tally/http';
 import { buildTree, eventually, freePort, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricSum } from './support/decision-api.harness';
@@ -35,6 +36,14 @@ const dir = mkdtempSync(join(tmpdir(), 'tally-workers-'));
 // change made beside the real file is one it can only learn of through the reload request under test.
 const policyPath = join(dir, 'watched', 'policies.yaml');
 const realPolicyPath = join(dir, 'real', 'policies.yaml');
+const tokensPath = join(dir, 'watched', 'tokens.yaml');
+const realTokensPath = join(dir, 'real', 'tokens.yaml');
+const EARLY = `early-token-${run}`;
+const LATE = `late-token-${run}`;
+
+/** A tokens file granting `decide` to each token given. */
+const tokensFile = (tokens: readonly string[]): string =>
+  `tokens:\n${tokens.map((t, i) => `  - { name: t${i}, sha256: ${tokenDigestHex(t)}, roles: [decide] }`).join('\n')}\n`;
 const CALLER = 'workers-e2e-caller-token-0123456789';
 const ADMIN = 'workers-e2e-admin-token-0123456789';
 const POLICY = `${run}-p`;
@@ -211,6 +220,8 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'real'));
   writeFileSync(realPolicyPath, policies(1000));
   symlinkSync(realPolicyPath, policyPath);
+  writeFileSync(realTokensPath, tokensFile([EARLY]));
+  symlinkSync(realTokensPath, tokensPath);
   await buildTree(out, ['decision-api']);
   const [port, grpcPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [join(out, 'apps/decision-api/src/main.js')], {
@@ -224,6 +235,7 @@ beforeAll(async () => {
       TALLY_TOKEN_SECRET: 'workers-e2e-token-secret-0123456789',
       TALLY_LOG_LEVEL: 'warn',
       TALLY_WORKERS: '2',
+      TALLY_TOKENS_FILE: tokensPath,
       TALLY_HTTP_PORT: String(port),
       TALLY_GRPC_PORT: String(grpcPort),
     },
@@ -324,6 +336,32 @@ describe('decision-api with TALLY_WORKERS=2', () => {
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(200);
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(429);
     }
+    a.agent.destroy();
+    b.agent.destroy();
+  });
+
+  it('applies a tokens reload asked of one worker in every worker before answering', async () => {
+    const [a, b] = await workerLines(2);
+    // a tenant per call: the policy's limit is 1 since the policy reload above
+    let calls = 0;
+    const decide = (line: WorkerLine, token: string) =>
+      line.call('POST', '/v1/decisions', token, {
+        selectors: { tenant: `${run}-t${line.pid}-${calls++}`, route: 'http' },
+      });
+    // given a token that no worker knows yet
+    for (const line of [a, b]) {
+      expect((await decide(line, EARLY)).status).toBe(200);
+      expect((await decide(line, LATE)).status).toBe(401);
+    }
+
+    // when the tokens file gains it (unseen by the watch) and worker b is asked to reload
+    writeFileSync(`${realTokensPath}.next`, tokensFile([EARLY, LATE]));
+    renameSync(`${realTokensPath}.next`, realTokensPath);
+    const reload = await b.call('POST', '/v1/tokens:reload', ADMIN);
+    expect(reload.status).toBe(200);
+
+    // then, right away, both workers accept it
+    for (const line of [a, b]) expect((await decide(line, LATE)).status).toBe(200);
     a.agent.destroy();
     b.agent.destroy();
   });
