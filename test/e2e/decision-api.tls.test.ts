@@ -57,6 +57,8 @@ async function startApi(env: Readonly<Record<string, string>>): Promise<Started>
       TALLY_ADMIN_TOKEN: 'tls-e2e-admin-token-0123456789',
       TALLY_TOKEN_SECRET: 'tls-e2e-token-secret-0123456789',
       TALLY_LOG_LEVEL: 'warn',
+      // One process: the suite's assertions (one pid, its metrics) are about a single worker.
+      TALLY_WORKERS: '1',
       TALLY_HTTP_PORT: String(port),
       TALLY_GRPC_PORT: String(grpcPort),
       ...env,

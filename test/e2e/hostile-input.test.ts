@@ -87,6 +87,8 @@ beforeAll(async () => {
       TALLY_BODY_LIMIT_BYTES: String(BODY_LIMIT),
       // Everything the app would ever log about a request is in the leak check.
       TALLY_LOG_LEVEL: 'debug',
+      // One process: the suite's assertions (one pid, its metrics) are about a single worker.
+      TALLY_WORKERS: '1',
       TALLY_BACKEND_TIMEOUT_MS: '5000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

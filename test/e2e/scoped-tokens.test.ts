@@ -415,7 +415,12 @@ describe('boot', () => {
       new Promise((done, fail) => {
         const child = spawn(process.execPath, [join(out, 'apps/decision-api/src/main.js')], {
           cwd: root,
-          env: { PATH: process.env.PATH, TALLY_TOKEN_SECRET: 'boot-token-secret-0123456789', ...env },
+          env: {
+            PATH: process.env.PATH,
+            TALLY_TOKEN_SECRET: 'boot-token-secret-0123456789',
+            TALLY_WORKERS: '1',
+            ...env,
+          },
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         let stderr = '';

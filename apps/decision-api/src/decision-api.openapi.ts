@@ -125,6 +125,7 @@ const OPERATIONS: OperationSpec[] = [
     responses: {
       200: { description: 'The version now in force', schemas: [PolicyReloadSchema] },
       422: { description: 'The file is invalid', errorCodes: ['policy.invalid'] },
+      503: { description: 'A worker did not confirm the reload; retry', errorCodes: ['reload.incomplete'] },
     },
     errorCodes: AUTH_CODES,
   },

@@ -52,6 +52,8 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     this.breaker = new Gauge({
       name: 'tally_breaker_state',
       help: 'Circuit breaker in front of Redis: 0 closed, 1 half-open, 2 open',
+      // With several workers (TALLY_WORKERS), /metrics shows the worst breaker, not a meaningless sum.
+      aggregator: 'max',
       registers,
     });
     this.breaker.set(BREAKER_VALUE.closed);
@@ -65,6 +67,8 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
       name: 'tally_policy_set_info',
       help: 'The policy set in force (value 1, version label)',
       labelNames: ['version'],
+      // Still 1 per version in force with several workers (a sum would count the workers).
+      aggregator: 'max',
       registers,
     });
     this.degradedBuffered = new Gauge({

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, type OnModuleInit, Param, Post, Query } from '@nestjs/common';
 import { DecisionService } from '@tally/engine';
 import { type PolicyList, type PolicyReload, type PolicyState, type Wire } from '@tally/api-contract';
 import {
@@ -7,6 +7,7 @@ import {
   HTTP_STATUS_OF,
   reloadOverHttp,
   RequireAccess,
+  shareReload,
   type TokenGrant,
 } from '@tally/http';
 import { formatDuration, PolicyStore } from '@tally/policy';
@@ -17,11 +18,16 @@ import { formatDuration, PolicyStore } from '@tally/policy';
  */
 @Controller('v1')
 @RequireAccess('admin')
-export class PoliciesController {
+export class PoliciesController implements OnModuleInit {
   constructor(
     private readonly store: PolicyStore,
     private readonly decisions: DecisionService,
   ) {}
+
+  /** With several workers, a reload asked of one runs in all (the answer waits for every one). */
+  onModuleInit(): void {
+    shareReload('policy file', this.store);
+  }
 
   @Get('policies')
   list(): Wire<PolicyList> {
@@ -65,7 +71,10 @@ export class PoliciesController {
     return result.state;
   }
 
-  /** Re-reads the policy file; an invalid file is refused with every error and the running set stays. */
+  /**
+   * Re-reads the policy file (in every worker); an invalid file is refused with every error and the
+   * running set stays.
+   */
   @Post('policies::reload')
   @HttpCode(200)
   reload(): Promise<PolicyReload> {

@@ -32,6 +32,7 @@ describe(loadConfig.name, () => {
       host: '127.0.0.1',
       httpPort: 8080,
       grpcPort: 8081,
+      workers: 'auto',
       projectorPort: 8082,
       relayPort: 8083,
       auth: 'bearer',
@@ -75,8 +76,10 @@ describe(loadConfig.name, () => {
       TALLY_IDEMPOTENCY_TTL: '90m',
       TALLY_HOST: '0.0.0.0',
       TALLY_TOPIC_REPLICATION: '3',
+      TALLY_WORKERS: '4',
     });
 
+    expect(sut.workers).toBe(4);
     expect(sut.kafkaBrokers).toEqual(['k1:9092', 'k2:9093']);
     expect(sut.topicReplication).toBe(3);
     expect(sut.httpPort).toBe(9000);
@@ -310,8 +313,10 @@ describe(loadConfig.name, () => {
         TALLY_BODY_LIMIT_BYTES: '10',
         TALLY_MAX_INFLIGHT: '1e6',
         TALLY_PROJECTOR_STEP_CELLS: '50',
+        TALLY_WORKERS: '0',
       },
       errors: [
+        'TALLY_WORKERS: must be "auto" or an integer between 1 and 256 (got "0")',
         'TALLY_PROJECTOR_STEP_CELLS: must be an integer between 100 and 1000000 (got "50")',
         'TALLY_TOPIC_PARTITIONS: must be an integer between 1 and 10000 (got "0")',
         'TALLY_TOPIC_REPLICATION: must be "auto" or an integer between 1 and 32 (got "three")',

@@ -127,6 +127,12 @@ export class TallyConfig {
   @IntIn(1, 65_535)
   readonly grpcPort!: number;
 
+  /** decision-api worker processes sharing its ports; `auto`: one per available core, `1`: a single process. */
+  @Env('TALLY_WORKERS', { kind: 'int-or-auto', default: 'auto' })
+  @ValidateIf((c: TallyConfig) => c.workers !== 'auto')
+  @IntIn(1, 256, '"auto" or an integer')
+  readonly workers!: number | 'auto';
+
   /** projector usage/audit query API port. */
   @Env('TALLY_PROJECTOR_PORT', { kind: 'int', default: '8082' })
   @IntIn(1, 65_535)

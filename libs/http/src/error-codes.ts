@@ -97,6 +97,11 @@ export const ERROR_CODES = {
     statuses: [422],
     meaning: 'a reloaded tokens file is invalid; every error is listed and the running token set stays',
   },
+  'reload.incomplete': {
+    statuses: [503],
+    meaning:
+      'with several workers, one did not confirm the reload in time or they read different versions; retry',
+  },
   'namespace.not_found': { statuses: [404], meaning: 'no projection namespace of that name' },
   'projection.corrupt': {
     statuses: [500],

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { Controller, Get, Headers, HttpCode, Res } from '@nestjs/common';
 import type { Liveness } from '@tally/api-contract';
 import { HealthRegistry, type ReadinessReport, statesOnly } from '@tally/observability';
@@ -20,7 +21,9 @@ export class HealthController {
   /** Liveness: the process answers. Never touches a dependency (a slow Redis must not get us killed). */
   @Get('healthz')
   @HttpCode(200)
-  live(): Liveness {
+  live(@Res({ passthrough: true }) reply: FastifyReply): Liveness {
+    // Which worker answers (TALLY_WORKERS > 1): operators and tests address a worker by connection.
+    if (cluster.isWorker) void reply.header('x-tally-worker', String(process.pid));
     return { status: 'ok' };
   }
 

@@ -2,7 +2,8 @@
  * @tally/http — what every Tally HTTP app shares: auth before the body, deadlines, TLS, the JSON
  * body, overload shedding, the error contract (ERROR_CODES, problem bodies), request validation
  * compiled from JSON Schemas, kind → HTTP status, the OpenAPI builder and its Markdown rendering,
- * and /healthz, /readyz, /metrics.
+ * and /healthz, /readyz, /metrics; with `runHttpApp`'s `workers` (decision-api's TALLY_WORKERS), the
+ * node:cluster primary (fork, restart, drain) and the worker side of summed metrics and shared reloads.
  *
  * Does NOT own:
  * - the shapes of the bodies (libs/api-contract defines them; this lib compiles and publishes them);
@@ -35,6 +36,7 @@ export {
   type TokenSource,
 } from './token.store';
 export { reloadOverHttp } from './file-reload';
+export { shareReload } from './cluster.worker';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { compileSchemaCheck, type SchemaCheck } from './schema-validator';

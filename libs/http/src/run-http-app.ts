@@ -1,6 +1,9 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
 import { createLogger, stopOnSignals } from '@tally/observability';
+import { runClusterPrimary } from './cluster.primary';
 import { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 import { TokensLoadError } from './token.store';
 
@@ -9,6 +12,11 @@ export interface HttpAppSpec {
   readonly name: string;
   readonly port: (config: TallyConfig) => number;
   readonly module: (config: TallyConfig) => DynamicModule;
+  /**
+   * Worker processes (node:cluster) sharing the app's ports; absent or 1: this process serves. Only
+   * apps whose state is shareable say more than 1 (decision-api: `TALLY_WORKERS`).
+   */
+  readonly workers?: (config: TallyConfig) => number | 'auto';
   /** Runs after the HTTP server listens (e.g. the gRPC server of decision-api). */
   readonly afterListen?: (
     app: Awaited<ReturnType<typeof createHttpApp>>,
@@ -43,10 +51,23 @@ export async function runHttpApp(spec: HttpAppSpec): Promise<void> {
     process.exit(2);
   }
   const logger = options.logger;
+  const workers = workerCount(spec.workers?.(config) ?? 1);
+  if (workers > 1 && cluster.isPrimary) {
+    // Settings and files were checked above, once, so a bad file exits 2 here and not in every worker.
+    runClusterPrimary(spec.name, workers, logger);
+    return;
+  }
+  // A worker whose primary is gone (killed with SIGKILL) must not serve on, orphaned and unrestartable.
+  if (cluster.isWorker) process.once('disconnect', () => process.exit(1));
   const app = await createHttpApp(module, options);
   stopOnSignals(app, logger);
   const port = spec.port(config);
   await app.listen({ port, host: config.host });
   logger.log(`${spec.name} listening on ${options.tls ? 'https' : 'http'}://${config.host}:${port}`);
   if (spec.afterListen) await spec.afterListen(app, config, logger);
+}
+
+/** `auto`: one worker per core the process may use (cgroup and affinity limits included). */
+export function workerCount(setting: number | 'auto'): number {
+  return setting === 'auto' ? availableParallelism() : setting;
 }

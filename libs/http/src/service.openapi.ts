@@ -38,6 +38,7 @@ export function serviceOperations(readiness: string): OperationSpec[] {
       responses: {
         200: { description: 'The tokens file version now in force', schemas: [TokensReloadSchema] },
         422: { description: 'The file is invalid', errorCodes: ['tokens.invalid'] },
+        503: { description: 'A worker did not confirm the reload; retry', errorCodes: ['reload.incomplete'] },
       },
       errorCodes: [...AUTH_CODES, 'route.not_found'],
     },

@@ -1,6 +1,7 @@
-import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, HttpCode, Inject, type OnModuleInit, Post } from '@nestjs/common';
 import { type TokensReload } from '@tally/api-contract';
 import { RequireAccess } from './access.decorator';
+import { shareReload } from './cluster.worker';
 import { reloadOverHttp } from './file-reload';
 import { TOKEN_STORE } from './http.constants';
 import { type TokenStore } from './token.store';
@@ -11,8 +12,13 @@ import { type TokenStore } from './token.store';
  */
 @Controller('v1')
 @RequireAccess('admin')
-export class TokensController {
+export class TokensController implements OnModuleInit {
   constructor(@Inject(TOKEN_STORE) private readonly store: TokenStore) {}
+
+  /** With several workers, a reload asked of one runs in all (the answer waits for every one). */
+  onModuleInit(): void {
+    shareReload('tokens file', this.store);
+  }
 
   @Post('tokens::reload')
   @HttpCode(200)

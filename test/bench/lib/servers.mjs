@@ -96,6 +96,8 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}) {
     TALLY_TOKEN_SECRET: 'bench-token-secret-0123456789',
     TALLY_SHARDS: String(settings.shards),
     TALLY_LOG_LEVEL: 'warn',
+    // The phases measure one process unless a phase says otherwise (TALLY_WORKERS in its env).
+    TALLY_WORKERS: '1',
     ...(process.env.BENCH_BACKEND_TIMEOUT_MS
       ? { TALLY_BACKEND_TIMEOUT_MS: process.env.BENCH_BACKEND_TIMEOUT_MS }
       : {}),

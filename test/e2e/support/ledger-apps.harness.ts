@@ -71,6 +71,8 @@ export class AppProcess {
         // A slow shared machine must not turn into 503s: the invariant is about the ledger, not deadlines.
         TALLY_BACKEND_TIMEOUT_MS: '5000',
         TALLY_LOG_LEVEL: 'warn',
+        // One process: the suites kill and count one pid (TALLY_WORKERS has its own e2e test).
+        TALLY_WORKERS: '1',
         TALLY_HTTP_PORT: String(port),
         TALLY_GRPC_PORT: String(grpcPort),
         TALLY_RELAY_PORT: String(port),
