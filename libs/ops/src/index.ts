@@ -87,3 +87,9 @@ export {
 } from './reconcile-enforcement.command';
 export type { EnforcementDifference } from './enforcement-diff';
 export type { SkippedWindow } from './enforcement-windows';
+export {
+  importEnvoyConfig,
+  type EnvoyImportDraft,
+  type EnvoyImportNote,
+  type EnvoyImportResult,
+} from './envoy-import';
