@@ -105,6 +105,18 @@ describe('tally policy import-envoy (decisions)', () => {
     });
   });
 
+  it('departs on a hits_addend above the limit: refused (cost.too_large), not OVER_LIMIT, nothing charged', async () => {
+    // ratelimit denies it; Tally refuses a cost that could never pass (docs/semantics.md, "Cost").
+    const entries = [
+      { key: 'plan', value: 'gold' },
+      { key: 'tenant', value: `${run}-t8` },
+    ];
+    const error = await sut.failure({ domain: 'billing', descriptors: [{ entries }], hits_addend: 6 });
+    expect(error.details).toMatch(/^descriptors\[0\]: cost\.too_large: /);
+    const after = await sut.call({ domain: 'billing', descriptors: [{ entries }] });
+    expect(after.statuses[0].limit_remaining).toBe(4);
+  });
+
   it('checks the descriptors of one request independently, as ratelimit does', async () => {
     const tenant = `${run}-t7`;
     await codes('edge', { tenant }, 3, MINUTE);
