@@ -32,7 +32,7 @@ describe(policyImportEnvoy.name, () => {
     expect(sut.stderr.split('\n')).toEqual([
       expect.stringMatching(/^not mapped: edge: descriptors\[5\] key `remote_address` without a value/),
       "not mapped: edge: descriptors[6] unit `year` not mapped: Tally's longest period is 31d",
-      'not mapped: billing: descriptors[0].descriptors[0] `replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
+      'not mapped: billing: descriptors[0].descriptors[0].rate_limit `replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
       'note: edge: descriptors[3] `unlimited`: no policy; a descriptor no policy fits is OK and uncounted',
       'note: billing: descriptors[0].descriptors[0] `detailed_metric` ignored: Tally labels its metrics by policy',
       `${FIXTURE}: 6 policies, 3 not mapped`,

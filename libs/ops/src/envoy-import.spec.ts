@@ -75,7 +75,7 @@ descriptors:
     const sut = ok(`
 domain: d
 descriptors:
-  - { key: route, value: health, unlimited: true }
+  - { key: route, value: health, rate_limit: { unlimited: true } }
   - { key: route, value: login, rate_limit: { unit: minute, requests_per_unit: 1 } }
   - key: route
     rate_limit: { unit: minute, requests_per_unit: 5 }
@@ -105,10 +105,9 @@ descriptors:
   - { key: domain, value: x, rate_limit: { unit: second, requests_per_unit: 1 } }
   - { key: token, value: secret, rate_limit: { unit: second, requests_per_unit: 1 } }
   - key: tenant
-    replaces: [{ name: other }]
     detailed_metric: true
     colour: blue
-    rate_limit: { unit: second, requests_per_unit: 3, name: r1 }
+    rate_limit: { unit: second, requests_per_unit: 3, name: r1, replaces: [{ name: other }], burst: 2 }
     descriptors:
       - { key: tenant, rate_limit: { unit: second, requests_per_unit: 1 } }
 `);
@@ -122,12 +121,13 @@ descriptors:
       'd: descriptors[5] key `domain` is the request domain in Tally, not a descriptor entry: this rule and the rules below it are not mapped',
       'd: descriptors[6] key `token` with a value: Tally hashes tokens, so a value never matches: this rule and the rules below it are not mapped',
       'd: descriptors[7] unknown field `colour` ignored',
-      'd: descriptors[7] `replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
-      'd: descriptors[7].rate_limit `name` ignored',
+      'd: descriptors[7].rate_limit unknown field `burst` ignored',
+      'd: descriptors[7].rate_limit `replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
       'd: descriptors[7].descriptors[0] key `tenant` repeats an outer key (one value per name): this rule and the rules below it are not mapped',
     ]);
     expect(messages(sut.notes)).toEqual([
       'd: descriptors[7] `detailed_metric` ignored: Tally labels its metrics by policy',
+      'd: descriptors[7].rate_limit `name` ignored: only `replaces` refers to it',
     ]);
   });
 
@@ -166,6 +166,14 @@ descriptors:
       'd: descriptors[0].rate_limit.requests_per_unit: must be a non-negative integer',
     ],
     ['domain: d\n---\ndomain: d', '(document 2): domain `d` is defined twice'],
+    [
+      'domain: d\ndescriptors: [{ key: tenant, rate_limit: { unlimited: true, unit: second } }]',
+      'd: descriptors[0].rate_limit.unit: must be absent when `unlimited` is true',
+    ],
+    [
+      'domain: d\ndescriptors: [{ key: a, value: x }, { key: a, value: x }]',
+      'd: descriptors[1]: duplicates an earlier key/value of this level',
+    ],
     ['domain: [', expect.stringMatching(/^\(document 1\): /)],
   ])('refuses invalid input %j', (text, error) => {
     const sut = importEnvoyConfig(text);

@@ -62,16 +62,8 @@ const UNITS: Readonly<Record<string, { period: string; role: 'burst' | 'sustaine
 };
 const KNOWN_UNITS = [...Object.keys(UNITS), 'year'];
 const DIMS: readonly string[] = SELECTOR_DIMS;
-const NODE_FIELDS = new Set([
-  'key',
-  'value',
-  'rate_limit',
-  'descriptors',
-  'unlimited',
-  'shadow_mode',
-  'replaces',
-  'detailed_metric',
-]);
+const NODE_FIELDS = new Set(['key', 'value', 'rate_limit', 'descriptors', 'shadow_mode', 'detailed_metric']);
+const RATE_LIMIT_FIELDS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
 const NAME_MAX = 64;
 
 interface Entry {
@@ -119,6 +111,15 @@ class Walker {
     if (raw === undefined) return;
     if (!Array.isArray(raw)) return void this.errors.push({ path, message: 'must be a list of descriptors' });
     const exactValues = new Map<string, string[]>();
+    const seen = new Set<string>();
+    raw.forEach((node, i) => {
+      if (!isMapping(node) || typeof node.key !== 'string') return;
+      const id = JSON.stringify([node.key, node.value]);
+      // ratelimit refuses the file too: two rules for one descriptor at one level.
+      if (seen.has(id))
+        this.errors.push({ path: `${path}[${i}]`, message: 'duplicates an earlier key/value of this level' });
+      seen.add(id);
+    });
     for (const node of raw)
       if (isMapping(node) && typeof node.key === 'string' && typeof node.value === 'string')
         exactValues.set(node.key, [...(exactValues.get(node.key) ?? []), node.value]);
@@ -177,43 +178,50 @@ class Walker {
     domain: string,
     path: string,
   ): void {
-    if (node.replaces !== undefined)
-      this.unmapped.push({
-        path,
-        message: '`replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
-      });
     if (node.detailed_metric !== undefined)
       this.notes.push({ path, message: '`detailed_metric` ignored: Tally labels its metrics by policy' });
-    if (node.unlimited === true) {
-      if (node.rate_limit !== undefined)
-        this.notes.push({ path, message: '`rate_limit` ignored: the rule is `unlimited`' });
+    if (node.rate_limit === undefined) return;
+    const rl = node.rate_limit;
+    const at = `${path}.rate_limit`;
+    if (!isMapping(rl))
+      return void this.errors.push({
+        path: at,
+        message: 'must be a mapping with `unit` and `requests_per_unit`',
+      });
+    for (const field of Object.keys(rl))
+      if (!RATE_LIMIT_FIELDS.has(field))
+        this.unmapped.push({ path: at, message: `unknown field \`${field}\` ignored` });
+    if (rl.replaces !== undefined)
+      this.unmapped.push({
+        path: at,
+        message: '`replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
+      });
+    if (rl.name !== undefined)
+      this.notes.push({ path: at, message: '`name` ignored: only `replaces` refers to it' });
+    const unit = typeof rl.unit === 'string' ? rl.unit.toLowerCase() : undefined;
+    if (rl.unlimited === true) {
+      // ratelimit refuses a unit beside `unlimited`, so a file it loads has none.
+      if (unit !== undefined)
+        return void this.errors.push({
+          path: `${at}.unit`,
+          message: 'must be absent when `unlimited` is true',
+        });
       return void this.notes.push({
         path,
         message: '`unlimited`: no policy; a descriptor no policy fits is OK and uncounted',
       });
     }
-    if (node.rate_limit === undefined) return;
-    const rl = node.rate_limit;
-    if (!isMapping(rl))
-      return void this.errors.push({
-        path: `${path}.rate_limit`,
-        message: 'must be a mapping with `unit` and `requests_per_unit`',
-      });
-    const unit = typeof rl.unit === 'string' ? rl.unit.toLowerCase() : undefined;
     const rpu = rl.requests_per_unit;
     if (unit === undefined || !KNOWN_UNITS.includes(unit))
       return void this.errors.push({
-        path: `${path}.rate_limit.unit`,
+        path: `${at}.unit`,
         message: `must be one of ${KNOWN_UNITS.join(', ')}`,
       });
     if (typeof rpu !== 'number' || !Number.isSafeInteger(rpu) || rpu < 0)
       return void this.errors.push({
-        path: `${path}.rate_limit.requests_per_unit`,
+        path: `${at}.requests_per_unit`,
         message: 'must be a non-negative integer',
       });
-    for (const field of Object.keys(rl))
-      if (field !== 'unit' && field !== 'requests_per_unit')
-        this.unmapped.push({ path: `${path}.rate_limit`, message: `\`${field}\` ignored` });
     const window = UNITS[unit];
     if (!window)
       return void this.unmapped.push({
