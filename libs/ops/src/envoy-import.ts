@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ATTRIBUTE_NAME, SELECTOR_DIMS, valueProblem } from '@tally/policy';
+import { KNOWN_UNITS, PolicyNames, UNITS, type Entry } from './envoy-import.names';
 
 /**
  * `tally policy import-envoy`: an envoyproxy/ratelimit configuration (one YAML document per domain)
@@ -11,6 +11,9 @@ import { ATTRIBUTE_NAME, SELECTOR_DIMS, valueProblem } from '@tally/policy';
  * `match` (with `domain`), those without one (a counter per value) into `key`. Envoy prefers an exact
  * `key_value` node over the key-only sibling at the same level, so a key-only rule (and its subtree)
  * is exempted (`unless`) from the sibling values.
+ *
+ * Longer than most files on purpose: one traversal, whose checks read in the order ratelimit applies
+ * them, so each report names the exact rule or field it is about.
  */
 
 /** Where in the input (`<domain>: descriptors[0].descriptors[1]`) and what. */
@@ -47,29 +50,10 @@ export type EnvoyImportResult =
       readonly yaml: string;
     };
 
-/**
- * Envoy's units as ratelimit counts them: fixed windows aligned on the epoch (`now / divider`), which
- * is exactly Tally's `fixed_window` bucket. Its `month` is 30 days and `week` 7, not calendar ones;
- * `year` (365 d) exceeds Tally's longest period (31 d).
- */
-const UNITS: Readonly<Record<string, { period: string; role: 'burst' | 'sustained' } | undefined>> = {
-  second: { period: '1s', role: 'burst' },
-  minute: { period: '1m', role: 'burst' },
-  hour: { period: '1h', role: 'sustained' },
-  day: { period: '1d', role: 'sustained' },
-  week: { period: '7d', role: 'sustained' },
-  month: { period: '30d', role: 'sustained' },
-};
-const KNOWN_UNITS = [...Object.keys(UNITS), 'year'];
 const DIMS: readonly string[] = SELECTOR_DIMS;
 const NODE_FIELDS = new Set(['key', 'value', 'rate_limit', 'descriptors', 'shadow_mode', 'detailed_metric']);
 const RATE_LIMIT_FIELDS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
-const NAME_MAX = 64;
 
-interface Entry {
-  readonly key: string;
-  readonly value?: string;
-}
 type Raw = Record<string, unknown>;
 
 const isMapping = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -79,7 +63,7 @@ class Walker {
   readonly unmapped: EnvoyImportNote[] = [];
   readonly notes: EnvoyImportNote[] = [];
   readonly errors: EnvoyImportNote[] = [];
-  private readonly names = new Set<string>();
+  private readonly names = new PolicyNames();
 
   domain(doc: unknown, where: string): void {
     if (!isMapping(doc))
@@ -239,7 +223,7 @@ class Walker {
         message: 'key-only rules with exact siblings at two levels: Tally has one `unless` per policy',
       });
     this.policies.push({
-      name: this.nameOf(domain, entries),
+      name: this.names.of(domain, entries),
       match: Object.fromEntries([
         ['domain', domain],
         ...entries.flatMap((e): [string, string][] => (e.value === undefined ? [] : [[e.key, e.value]])),
@@ -251,23 +235,6 @@ class Walker {
         { name: unit, role: window.role, algorithm: 'fixed_window', limit: rpu, period: window.period },
       ],
     });
-  }
-
-  /** `<domain>-<k1>-<v1>-<k2>`, made plain; a hash of the path when too long or taken (deterministic). */
-  private nameOf(domain: string, entries: Entry[]): string {
-    const parts = [domain, ...entries.flatMap((e) => (e.value === undefined ? [e.key] : [e.key, e.value]))];
-    const plain = parts
-      .join('-')
-      .toLowerCase()
-      .replace(/[^a-z0-9_.-]+/g, '-')
-      .replace(/^[^a-z0-9]+/, '');
-    let name = plain.length > 0 && plain.length <= NAME_MAX ? plain : '';
-    if (name === '' || this.names.has(name)) {
-      const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 10);
-      name = `${plain.slice(0, NAME_MAX - 11) || 'envoy'}-${hash}`;
-    }
-    this.names.add(name);
-    return name;
   }
 }
 
