@@ -196,8 +196,13 @@ export function failoverCost(
   killedAt: number,
 ): FailoverCost {
   const after = sent.filter((s) => victims.has(s.tenant) && s.endedAt >= killedAt);
+  // A reduce, not Math.max(...spread): a failover at load fails tens of thousands of decisions, more
+  // arguments than a call's stack holds.
   const lastFailure = (mode: Sent['mode']): number =>
-    Math.max(0, ...after.filter((s) => s.mode === mode && failed(s)).map((s) => s.endedAt - killedAt));
+    after.reduce(
+      (last, s) => (s.mode === mode && failed(s) ? Math.max(last, s.endedAt - killedAt) : last),
+      0,
+    );
   return {
     failedOpen: after.filter((s) => s.mode === 'open' && failed(s)).length,
     failedClosed: after.filter((s) => s.mode === 'closed' && failed(s)).length,
