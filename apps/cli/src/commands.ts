@@ -4,6 +4,7 @@ import type { CliContext, CommandOutcome } from './cli-context';
 import { consumersResetCommand, consumersStatusCommand } from './consumers.handler';
 import { BENCHES, benchCommand } from './bench.handler';
 import { policyCheck } from './policy.handler';
+import { policyImportEnvoy } from './policy-import.handler';
 import { projectionsDrop, projectionsList, projectionsSwitch, replayCommand } from './projections.handler';
 import { reconcileCommand } from './reconcile.handler';
 import { reseedCommand } from './reseed.handler';
@@ -37,6 +38,22 @@ export const COMMANDS: readonly Command[] = [
     summary: 'validate a policy file; every error with its path (exit 1 when invalid)',
     exit1: 'the policy file is invalid (every error is listed)',
     run: policyCheck,
+  },
+  {
+    path: ['policy', 'import-envoy'],
+    positionals: [{ name: 'PATH', value: 'text' }],
+    options: [
+      {
+        name: 'out',
+        value: 'text',
+        placeholder: 'FILE',
+        help: 'write the policy file here (default stdout)',
+      },
+    ],
+    summary:
+      'convert an envoyproxy/ratelimit config (one YAML document per domain) into a policy file; what cannot be mapped on stderr',
+    exit1: 'the input is invalid, or nothing of it could be mapped (every reason is listed)',
+    run: policyImportEnvoy,
   },
   {
     path: ['tokens', 'hash'],

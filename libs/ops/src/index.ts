@@ -1,6 +1,6 @@
 /**
- * @tally/ops: the CLI's commands (policy and token checks, replay, reconcile, reseed, simulate,
- * consumers, projections), as functions `apps/cli` maps to argv and output.
+ * @tally/ops: the CLI's commands (policy and token checks, the envoyproxy/ratelimit import, replay,
+ * reconcile, reseed, simulate, consumers, projections), as functions `apps/cli` maps to argv and output.
  *
  * Does NOT own:
  * - projection keys, namespaces, the active pointer, stored offsets or replay metadata
@@ -87,3 +87,9 @@ export {
 } from './reconcile-enforcement.command';
 export type { EnforcementDifference } from './enforcement-diff';
 export type { SkippedWindow } from './enforcement-windows';
+export {
+  importEnvoyConfig,
+  type EnvoyImportDraft,
+  type EnvoyImportNote,
+  type EnvoyImportResult,
+} from './envoy-import';

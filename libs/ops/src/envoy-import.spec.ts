@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { compilePolicyFile } from '@tally/policy';
+import { describe, expect, it } from 'vitest';
+import { importEnvoyConfig, type EnvoyImportResult } from './envoy-import';
+
+type Ok = Extract<EnvoyImportResult, { ok: true }>;
+const ok = (text: string): Ok => {
+  const result = importEnvoyConfig(text);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  // Every output must be a policy file the decision API accepts.
+  const compiled = compilePolicyFile(result.yaml);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
+  return result;
+};
+const messages = (notes: readonly { path: string; message: string }[]) =>
+  notes.map((n) => `${n.path} ${n.message}`);
+
+describe(importEnvoyConfig.name, () => {
+  it('maps a nested path: keys with a value into match (with domain), keys without one into key', () => {
+    const sut = ok(`
+domain: edge
+descriptors:
+  - key: route
+    value: login
+    descriptors:
+      - key: tenant
+        rate_limit: { unit: hour, requests_per_unit: 20 }
+`);
+    expect(sut.policies).toEqual([
+      {
+        name: 'edge-route-login-tenant',
+        match: { domain: 'edge', route: 'login' },
+        key: ['tenant'],
+        windows: [{ name: 'hour', role: 'sustained', algorithm: 'fixed_window', limit: 20, period: '1h' }],
+      },
+    ]);
+    expect(sut.unmapped).toEqual([]);
+  });
+
+  it.each([
+    ['second', '1s', 'burst'],
+    ['MINUTE', '1m', 'burst'],
+    ['hour', '1h', 'sustained'],
+    ['day', '1d', 'sustained'],
+    ['week', '7d', 'sustained'],
+    ['month', '30d', 'sustained'],
+  ])('maps unit %s to a fixed window of %s (epoch-aligned like ratelimit)', (unit, period, role) => {
+    const sut = ok(
+      `{ domain: d, descriptors: [{ key: tenant, rate_limit: { unit: ${unit}, requests_per_unit: 7 } }] }`,
+    );
+    expect(sut.policies[0].windows).toEqual([
+      { name: unit.toLowerCase(), role, algorithm: 'fixed_window', limit: 7, period },
+    ]);
+  });
+
+  it('maps every rule of a path, an intermediate one included, and shadow_mode to mode: shadow', () => {
+    const sut = ok(`
+domain: d
+descriptors:
+  - key: generic_key
+    value: a
+    shadow_mode: true
+    rate_limit: { unit: second, requests_per_unit: 1 }
+    descriptors:
+      - key: client
+        rate_limit: { unit: minute, requests_per_unit: 2 }
+`);
+    expect(sut.policies.map((p) => [p.name, p.match, p.key, p.mode])).toEqual([
+      ['d-generic_key-a', { domain: 'd', generic_key: 'a' }, [], 'shadow'],
+      ['d-generic_key-a-client', { domain: 'd', generic_key: 'a' }, ['client'], undefined],
+    ]);
+  });
+
+  it('exempts a key-only rule and its subtree from the exact sibling values (Envoy prefers them)', () => {
+    const sut = ok(`
+domain: d
+descriptors:
+  - { key: route, value: health, rate_limit: { unlimited: true } }
+  - { key: route, value: login, rate_limit: { unit: minute, requests_per_unit: 1 } }
+  - key: route
+    rate_limit: { unit: minute, requests_per_unit: 5 }
+    descriptors:
+      - { key: tenant, rate_limit: { unit: hour, requests_per_unit: 9 } }
+`);
+    expect(sut.policies.map((p) => [p.name, p.unless])).toEqual([
+      ['d-route-login', undefined],
+      ['d-route', { route: ['health', 'login'] }],
+      ['d-route-tenant', { route: ['health', 'login'] }],
+    ]);
+    expect(messages(sut.notes)).toEqual([
+      'd: descriptors[0] `unlimited`: no policy; a descriptor no policy fits is OK and uncounted',
+    ]);
+  });
+
+  it('reports precisely what it cannot map and maps the rest', () => {
+    const sut = ok(`
+domain: d
+descriptors:
+  - key: remote_address
+    rate_limit: { unit: second, requests_per_unit: 1 }
+  - { key: generic_key, value: y, rate_limit: { unit: year, requests_per_unit: 1 } }
+  - { key: X-Api-Key, value: k, rate_limit: { unit: second, requests_per_unit: 1 } }
+  - { key: path, value: "/api*", rate_limit: { unit: second, requests_per_unit: 1 } }
+  - { key: generic_key, value: zero, rate_limit: { unit: second, requests_per_unit: 0 } }
+  - { key: domain, value: x, rate_limit: { unit: second, requests_per_unit: 1 } }
+  - { key: token, value: secret, rate_limit: { unit: second, requests_per_unit: 1 } }
+  - key: tenant
+    detailed_metric: true
+    colour: blue
+    rate_limit: { unit: second, requests_per_unit: 3, name: r1, replaces: [{ name: other }], burst: 2 }
+    descriptors:
+      - { key: tenant, rate_limit: { unit: second, requests_per_unit: 1 } }
+`);
+    expect(sut.policies.map((p) => p.name)).toEqual(['d-tenant']);
+    expect(messages(sut.unmapped)).toEqual([
+      'd: descriptors[0] key `remote_address` without a value (a counter per value) is not a selector dim (tenant, principal, token, client, route); only those key a counter: this rule and the rules below it are not mapped',
+      "d: descriptors[1] unit `year` not mapped: Tally's longest period is 31d",
+      'd: descriptors[2] key `X-Api-Key` is not a Tally attribute name ([a-z0-9_.-]{1,64}): this rule and the rules below it are not mapped',
+      'd: descriptors[3] wildcard value `/api*` (prefix match) has no Tally equivalent: this rule and the rules below it are not mapped',
+      'd: descriptors[4] `requests_per_unit: 0` not mapped: Tally limits are positive',
+      'd: descriptors[5] key `domain` is the request domain in Tally, not a descriptor entry: this rule and the rules below it are not mapped',
+      'd: descriptors[6] key `token` with a value: Tally hashes tokens, so a value never matches: this rule and the rules below it are not mapped',
+      'd: descriptors[7] unknown field `colour` ignored',
+      'd: descriptors[7].rate_limit unknown field `burst` ignored',
+      'd: descriptors[7].rate_limit `replaces` not mapped: Tally applies every matching rule of each descriptor on its own',
+      'd: descriptors[7].descriptors[0] key `tenant` repeats an outer key (one value per name): this rule and the rules below it are not mapped',
+    ]);
+    expect(messages(sut.notes)).toEqual([
+      'd: descriptors[7] `detailed_metric` ignored: Tally labels its metrics by policy',
+      'd: descriptors[7].rate_limit `name` ignored: only `replaces` refers to it',
+    ]);
+  });
+
+  it('makes names plain, short and unique, deterministically', () => {
+    const long = 'v'.repeat(80);
+    const text = `
+domain: Edge.API
+descriptors:
+  - { key: generic_key, value: "A B", rate_limit: { unit: second, requests_per_unit: 1 } }
+  - { key: generic_key, value: "a-b", rate_limit: { unit: second, requests_per_unit: 1 } }
+  - { key: generic_key, value: "${long}", rate_limit: { unit: second, requests_per_unit: 1 } }
+`;
+    const sut = ok(text);
+    const names = sut.policies.map((p) => p.name);
+    expect(names[0]).toBe('edge.api-generic_key-a-b');
+    expect(names[1]).toMatch(/^edge\.api-generic_key-a-b-[0-9a-f]{10}$/);
+    expect(names[2]).toMatch(/^edge\.api-generic_key-v+-[0-9a-f]{10}$/);
+    expect(names[2].length).toBe(64);
+    expect(ok(text).policies.map((p) => p.name)).toEqual(names);
+  });
+
+  it.each([
+    ['', '(file): no configuration (empty file)'],
+    ['descriptors: []', '(document 1): `domain` must be a non-empty string'],
+    ['domain: ""', '(document 1): `domain` must be a non-empty string'],
+    ['- a', '(document 1): must be a mapping with `domain` and `descriptors`'],
+    ['domain: d\ndescriptors: { key: a }', 'd: descriptors: must be a list of descriptors'],
+    ['domain: d\ndescriptors: [{ value: a }]', 'd: descriptors[0]: `key` must be a non-empty string'],
+    ['domain: d\ndescriptors: [{ key: a, value: 1 }]', 'd: descriptors[0]: `value` must be a string'],
+    [
+      'domain: d\ndescriptors: [{ key: tenant, rate_limit: { unit: fortnight, requests_per_unit: 1 } }]',
+      'd: descriptors[0].rate_limit.unit: must be one of second, minute, hour, day, week, month, year',
+    ],
+    [
+      'domain: d\ndescriptors: [{ key: tenant, rate_limit: { unit: second, requests_per_unit: -1 } }]',
+      'd: descriptors[0].rate_limit.requests_per_unit: must be a non-negative integer',
+    ],
+    ['domain: d\n---\ndomain: d', '(document 2): domain `d` is defined twice'],
+    [
+      'domain: d\ndescriptors: [{ key: tenant, rate_limit: { unlimited: true, unit: second } }]',
+      'd: descriptors[0].rate_limit.unit: must be absent when `unlimited` is true',
+    ],
+    [
+      'domain: d\ndescriptors: [{ key: a, value: x }, { key: a, value: x }]',
+      'd: descriptors[1]: duplicates an earlier key/value of this level',
+    ],
+    ['domain: [', expect.stringMatching(/^\(document 1\): /)],
+  ])('refuses invalid input %j', (text, error) => {
+    const sut = importEnvoyConfig(text);
+    expect(sut.ok).toBe(false);
+    if (!sut.ok) expect(sut.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([error]);
+  });
+
+  it('converts the realistic multi-domain fixture into a valid policy file', () => {
+    const sut = ok(readFileSync('test/fixtures/envoy/ratelimit-config.yaml', 'utf8'));
+    expect(sut.policies.map((p) => p.name)).toEqual([
+      'edge-tenant',
+      'edge-route-login-client',
+      'edge-route',
+      'edge-generic_key-reports',
+      'billing-plan-free-tenant',
+      'billing-plan-gold-tenant',
+    ]);
+    expect(sut.unmapped.length).toBe(3);
+  });
+});
