@@ -5,6 +5,8 @@
 #   stack.sh up       start what is missing (a second `up` is a no-op), print each step's time
 #   stack.sh down     stop only what `up` started, by recorded pid
 #   stack.sh status   exit 0 when both Redis and Kafka answer, else 1
+#   stack.sh tool BIN PACKAGE   install Debian PACKAGE with apt-get when BIN is not on PATH (tests
+#                     use it for promtool and chromium), print BIN's path
 #
 # TALLY_STACK=cluster (default `single`) brings up the topology of docs/scaling.md instead: three
 # KRaft nodes, each broker and controller (KAFKA_PORTS 9192,9193,9194; KAFKA_CONTROLLER_PORTS
@@ -639,8 +641,13 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  tool)
+    mkdir -p "$STACK_DIR"
+    ensure_tool "${2:?stack.sh tool BIN PACKAGE}" "${3:?stack.sh tool BIN PACKAGE}" >&2
+    command -v "$2"
+    ;;
   *)
-    sed -n '2,14p' "$0"
+    sed -n '2,16p' "$0"
     exit 2
     ;;
 esac

@@ -23,6 +23,7 @@ import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.har
 import { DrainProbe } from './support/ledger-drain.probe';
 import { readUsage } from './support/ledger-invariant.check';
 import { PrivateStack } from './support/ledger-stack.harness';
+import { alertExpressions, dashboardQueries, metricFamilies } from './support/monitoring-assets';
 
 const CEILING = 1_000_000_000_000;
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -231,4 +232,21 @@ describe('extreme costs (built apps, private Redis and Kafka, TALLY_MAX_COST=10^
     expect(usage).toMatchObject({ status: 200, body: { total: { cost: FITS * CEILING, count: FITS } } });
     expect(await projector.metric('tally_projector_events_dead_lettered_total')).toBe(1);
   }, 240_000);
+});
+
+describe('monitoring assets against these apps', () => {
+  /** Registered only when the app reads a tokens file (TALLY_TOKENS_FILE); these apps take env tokens. */
+  const ONLY_WITH_A_TOKENS_FILE = ['tally_token_reloads_total'];
+
+  it('read only series that the decision-api, relay and projector export', async () => {
+    const declared = new Set<string>();
+    for (const app of apps) {
+      const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+      for (const [, name] of text.matchAll(/^# TYPE (\S+) /gm)) declared.add(name ?? '');
+    }
+    const read = metricFamilies([...(await dashboardQueries()), ...(await alertExpressions())]);
+    expect(read.length).toBeGreaterThanOrEqual(25);
+    const missing = read.filter((name) => !declared.has(name) && !ONLY_WITH_A_TOKENS_FILE.includes(name));
+    expect(missing).toEqual([]);
+  });
 });

@@ -3,6 +3,7 @@
 // Does NOT own: any fixture of one suite (it stays in that suite's file or harness).
 export { buildTree } from './build-tree';
 export { eventually, sleep, type EventuallyOptions } from './eventually';
+export { ensureTool } from './ensure-tool';
 export { freeClusterPorts } from './free-cluster-ports';
 export { freePort } from './free-port';
 export { PrivateRedis } from './private-redis';

@@ -88,6 +88,10 @@ export class ProjectorBatchHandler {
       [options.topics.usage]: USAGE_EVENT_TYPE,
       [options.topics.decision]: DECISION_EVENT_TYPE,
     };
+    // Both topics' series exist from the start at 0: Prometheus's increase() cannot see the first
+    // dead letter of a series that appears with it, and the dead-letter alert relies on it.
+    for (const topic of [options.topics.usage, options.topics.decision])
+      metrics.deadLettered.inc({ topic }, 0);
   }
 
   /** kafkajs's batch handler: hands the batch over; waits only while the queue is full. */
