@@ -6,7 +6,7 @@
  * the decisions over every master.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -96,6 +96,7 @@ describe(`${DecisionService.name} on Redis Cluster`, () => {
   afterAll(async () => {
     await Promise.all(engines.map((e) => e.onModuleDestroy()));
     clusterScript('down', dir);
+    rmSync(dir, { recursive: true, force: true });
     const cleanup = new Redis(new URL('/13', testEnv().redisUrl).toString());
     await cleanup.del(...allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]));
     await cleanup.quit();

@@ -7,7 +7,7 @@
  * shard on a single node answers for the same events.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -105,6 +105,7 @@ describe('a sharded projection namespace on Redis Cluster', () => {
   afterAll(async () => {
     cluster?.disconnect();
     clusterScript('down', dir);
+    rmSync(dir, { recursive: true, force: true });
     for (const key of await scanKeys(single, `tally:proj:{${oneShard}*`)) await single.del(key);
     await single.srem('tally:proj:namespaces', oneShard);
     await single?.quit();

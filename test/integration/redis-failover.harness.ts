@@ -5,6 +5,7 @@
  * end time, and the reading of every outbox stream after the fact.
  */
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { allShardKeys, type Decision, type DecisionService, type PolicyStateView } from '@tally/engine';
@@ -26,8 +27,10 @@ export class LocalCluster {
   up(): Promise<void> {
     return this.script('up', ...this.ports.map(String));
   }
-  down(): Promise<void> {
-    return this.script('down');
+  /** Stops every node by its recorded pid, then removes the nodes' data folder. */
+  async down(): Promise<void> {
+    await this.script('down');
+    await rm(this.dir, { recursive: true, force: true });
   }
   kill(port: number): Promise<void> {
     return this.script('kill', String(port));
