@@ -14,7 +14,8 @@
 // Settings (env): PEER_RATELIMIT_BIN, GHZ_BIN (else PATH, else .local/bin, else `go install` there),
 // BENCH_ROUNDS (3), BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONCURRENCY (50),
 // BENCH_GRPC_CONNECTIONS (10: ghz spreads the concurrency over them, as Envoy's workers each hold one),
-// BENCH_RLS_WORKERS (auto), BENCH_RLS_CASES (grpc-1,grpc-4,http), BENCH_PORT_BASE (servers' ports from
+// BENCH_RLS_WORKERS (auto), BENCH_RLS_RELAY (1; 0 = outbox written but not shipped: what the ledger's
+// shipping costs on these cores), BENCH_RLS_CASES (grpc-1,grpc-4,http), BENCH_PORT_BASE (servers' ports from
 // there: peer +0..+3, Tally +10..+12; else free ports), BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT /
 // BENCH_STACK_CONTROLLER_PORT (Tally's private stack), BENCH_PROFILE=1 (--cpu-prof of the API).
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -46,6 +47,7 @@ const settings = {
   concurrency: int('BENCH_CONCURRENCY', 50),
   grpcConnections: int('BENCH_GRPC_CONNECTIONS', 10),
   workers: process.env.BENCH_RLS_WORKERS ?? 'auto',
+  relay: process.env.BENCH_RLS_RELAY !== '0',
   cases: (process.env.BENCH_RLS_CASES ?? 'grpc-1,grpc-4,http').split(',').filter(Boolean),
   shards: 64,
   partitions: 12,
@@ -112,6 +114,7 @@ async function measure(side, load) {
   const perCall = (ms) => Math.round(((ms * 1000) / Math.max(1, calls)) * 10) / 10;
   return {
     ...result,
+    cores: settings.cpus,
     serverCpuUsPerCall: perCall(cpuSpentMs(cpuBefore, cpuAfter)),
     ledgerCpuUsPerCall: side.ledger.length > 0 ? perCall(cpuSpentMs(ledgerBefore, ledgerAfter)) : null,
     redis: {
@@ -149,16 +152,19 @@ export async function runRlsBench() {
       log,
     );
     cleanup.push(() => api.stop());
-    const relay = await startRelay(stack, settings, log, relayPort);
-    cleanup.push(() => relay.stop());
-    const broker = Number(readFileSync(join(stack.dir, 'kafka.pid'), 'utf8').trim());
+    const ledger = [];
+    if (settings.relay) {
+      const relay = await startRelay(stack, settings, log, relayPort);
+      cleanup.push(() => relay.stop());
+      ledger.push(relay.pid, Number(readFileSync(join(stack.dir, 'kafka.pid'), 'utf8').trim()));
+    } else log('no relay: the outbox is written, not shipped (BENCH_RLS_RELAY=0)');
     const tallyRedis = hotPathRedis(stack.redisUrl);
     cleanup.push(() => tallyRedis.quit().catch(() => tallyRedis.disconnect()));
     await waitFor('Tally Redis client', () => tallyRedis.status === 'ready', 10_000);
     const tally = {
       name: 'tally',
       roots: [api.pid],
-      ledger: [relay.pid, broker],
+      ledger,
       redis: tallyRedis,
       grpcTarget: api.grpcTarget,
       metadata: TALLY_AUTH,

@@ -21,6 +21,24 @@ function commandCost(measurements, command) {
   return calls === 0 ? null : { usPerCall: round(usec / calls, 2), perRequest: round(calls / requests, 2) };
 }
 
+// ghz cuts the calls in flight when its duration ends (`transport is closing`): not an answer.
+const CUT = /transport is closing|client connection is closing/;
+
+/** Answers other than OK/2xx, the calls ghz cut at the end of a run left out (counted apart). */
+function failuresOf(m) {
+  if (m.statusCodes) {
+    const other = Object.entries(m.statusCodes).filter(([code]) => !code.startsWith('2'));
+    return { failed: other.reduce((n, [, c]) => n + c, 0), detail: Object.fromEntries(other), cut: 0 };
+  }
+  const detail = {};
+  let cut = 0;
+  for (const [error, count] of Object.entries(m.errors ?? {})) {
+    if (CUT.test(error)) cut += count;
+    else detail[error.replace(/^rpc error: /, '')] = count;
+  }
+  return { failed: Object.values(detail).reduce((a, b) => a + b, 0), detail, cut };
+}
+
 function sideSummary(measurements) {
   const commands = new Set(measurements.flatMap((m) => Object.keys(m.redis.commands)));
   const byProcess = new Map();
@@ -33,23 +51,42 @@ function sideSummary(measurements) {
         peak: Math.max(seen.peak, p.peak ?? 0),
       });
     }
+  const redisCommands = Object.fromEntries([...commands].map((c) => [c, commandCost(measurements, c)]));
+  // A script's inner commands are counted in EVALSHA and again on their own: with a script, its
+  // EVALSHA is the decision's Redis cost; without one, the commands' sum is.
+  const script = redisCommands.evalsha;
+  const decisionRedisUsPerCall = script
+    ? round(script.usPerCall * script.perRequest, 1)
+    : mean(measurements.map((m) => m.redis.commandUsPerCall));
+  const serverCpuUsPerCall = mean(measurements.map((m) => m.serverCpuUsPerCall));
+  const redisCpuUsPerCall = mean(measurements.map((m) => m.redis.processCpuUsPerCall));
+  const ledgerCpuUsPerCall =
+    measurements[0].ledgerCpuUsPerCall === null ? null : mean(measurements.map((m) => m.ledgerCpuUsPerCall));
+  const totalCpuUsPerCall = round(serverCpuUsPerCall + redisCpuUsPerCall + (ledgerCpuUsPerCall ?? 0), 1);
+  const failures = measurements.map(failuresOf);
   return {
     okPerSec: mean(measurements.map((m) => m.okPerSec)),
     okPerSecRounds: measurements.map((m) => m.okPerSec),
     p50: mean(measurements.map((m) => m.latencyMs.p50)),
     p99: mean(measurements.map((m) => m.latencyMs.p99)),
     p99Rounds: measurements.map((m) => m.latencyMs.p99),
-    serverCpuUsPerCall: mean(measurements.map((m) => m.serverCpuUsPerCall)),
+    serverCpuUsPerCall,
     serverCpuRounds: measurements.map((m) => m.serverCpuUsPerCall),
-    ledgerCpuUsPerCall:
-      measurements[0].ledgerCpuUsPerCall === null
-        ? null
-        : mean(measurements.map((m) => m.ledgerCpuUsPerCall)),
-    redisCpuUsPerCall: mean(measurements.map((m) => m.redis.processCpuUsPerCall)),
-    redisCommandUsPerCall: mean(measurements.map((m) => m.redis.commandUsPerCall)),
-    redisCommands: Object.fromEntries([...commands].map((c) => [c, commandCost(measurements, c)])),
+    ledgerCpuUsPerCall,
+    redisCpuUsPerCall,
+    decisionRedisUsPerCall,
+    /** Server + its Redis (+ the ledger): the calls/s this side could answer with all cores to itself. */
+    totalCpuUsPerCall,
+    cpuBoundPerSec: Math.round((1e6 * measurements[0].cores) / totalCpuUsPerCall),
+    redisCommands,
     memory: [...byProcess.values()],
-    failures: measurements.map((m) => ({ statuses: m.statuses ?? m.statusCodes, errors: m.errors })),
+    failed: failures.reduce((n, f) => n + f.failed, 0),
+    failures: failures.reduce((all, f) => {
+      for (const [what, n] of Object.entries(f.detail)) all[what] = (all[what] ?? 0) + n;
+      return all;
+    }, {}),
+    cut: failures.reduce((n, f) => n + f.cut, 0),
+    requests: measurements.reduce((n, m) => n + m.requests, 0),
     loadAvg1m: measurements.map((m) => m.loadAvg1m),
   };
 }
@@ -80,27 +117,28 @@ export function printRlsSummary(record) {
     '',
     `Envoy RLS: Tally vs envoyproxy/ratelimit — ${settings.rounds} alternating rounds of ` +
       `${settings.durationSeconds} s (+${settings.warmupSeconds} s warmup), concurrency ${settings.concurrency}, ` +
-      `${settings.grpcConnections} gRPC connections, Tally workers ${settings.workers}, ${settings.cpus} cores, ` +
+      `${settings.grpcConnections} gRPC connections, Tally workers ${settings.workers}, ` +
+      `relay ${settings.relay ? 'on' : 'off'}, ${settings.cpus} cores, ` +
       `load avg at the end ${record.loadAvg.map((x) => round(x, 2)).join(' ')}`,
   ];
   for (const [name, r] of Object.entries(results)) {
     lines.push('', `${name}:`);
     for (const [side, s] of Object.entries(r.sides)) {
       const redis = Object.entries(s.redisCommands)
-        .filter(([, c]) => c && c.perRequest >= 0.5)
+        .filter(([, c]) => c && c.perRequest >= 0.01)
         .map(([c, v]) => `${c} ${v.usPerCall} µs × ${v.perRequest}`)
         .join(', ');
       lines.push(
         `  ${side.padEnd(6)} ${s.okPerSec} ok/s (rounds ${s.okPerSecRounds.join(' ')}), p50 ${s.p50} ms, ` +
           `p99 ${s.p99} ms (${s.p99Rounds.join(' ')})`,
-        `         server CPU ${s.serverCpuUsPerCall} µs/call (${s.serverCpuRounds.join(' ')})` +
-          (s.ledgerCpuUsPerCall === null ? '' : `, ledger (relay + broker) ${s.ledgerCpuUsPerCall} µs/call`),
-        `         Redis: process ${s.redisCpuUsPerCall} µs/call, commands ${round(s.redisCommandUsPerCall, 1)} µs/call [${redis}]`,
+        `         server CPU ${s.serverCpuUsPerCall} µs/call (${s.serverCpuRounds.join(' ')}), ` +
+          `Redis process ${s.redisCpuUsPerCall} µs/call` +
+          (s.ledgerCpuUsPerCall === null ? '' : `, ledger (relay + broker) ${s.ledgerCpuUsPerCall} µs/call`) +
+          ` = ${s.totalCpuUsPerCall} µs/call: ≤ ${s.cpuBoundPerSec} calls/s on these cores alone`,
+        `         Redis commandstats: ${s.decisionRedisUsPerCall} µs per call for the decision [${redis}]`,
         `         RSS: ${mb(s.memory)}`,
-        `         answers: ${JSON.stringify(s.failures.map((f) => f.statuses))}` +
-          (s.failures.some((f) => Object.keys(f.errors ?? {}).length > 0)
-            ? ` errors ${JSON.stringify(s.failures.map((f) => f.errors))}`
-            : ''),
+        `         failed ${s.failed} of ${s.requests}${s.failed > 0 ? ` ${JSON.stringify(s.failures)}` : ''}; ` +
+          `${s.cut} cut by the end of a run`,
       );
     }
     if (r.ratios) {
