@@ -3,8 +3,9 @@
 //   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
 //   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
 //   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
-// `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
-// names) runs the ones named.
+//   rls       test/bench/rls.bench.mjs (Envoy RLS: Tally vs envoyproxy/ratelimit when PEER_RATELIMIT_BIN is set)
+// `npm run bench` runs the first three in that order; `npm run bench -- durable` or `-- rls` (or any
+// of the names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
 
@@ -18,9 +19,13 @@ const BENCHES = {
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
   durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
+  rls: async () => (await import('../test/bench/rls.bench.mjs')).runRlsBench(),
 };
-/** Run only when named: a topology of its own (a replica), a question of its own (a setting's cost). */
-const ON_REQUEST = new Set(['durable']);
+/**
+ * Run only when named: a topology of its own (a replica), a question of its own (a setting's cost),
+ * another product beside Tally (the RLS peer).
+ */
+const ON_REQUEST = new Set(['durable', 'rls']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));

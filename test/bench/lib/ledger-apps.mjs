@@ -18,8 +18,8 @@ export function appEnv(stack, settings) {
   };
 }
 
-async function startApp(name, main, portVar, env, log) {
-  const port = await freePort();
+async function startApp(name, main, portVar, env, log, fixedPort) {
+  const port = fixedPort ?? (await freePort());
   const extra = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = startProcess(name, process.execPath, [...extra, main], { ...env, [portVar]: String(port) });
   try {
@@ -38,8 +38,9 @@ async function startApp(name, main, portVar, env, log) {
   };
 }
 
-export function startRelay(stack, settings, log) {
-  return startApp('relay', RELAY_MAIN, 'TALLY_RELAY_PORT', appEnv(stack, settings), log);
+/** `port`: the relay's health and metrics port (default: any free one). */
+export function startRelay(stack, settings, log, port) {
+  return startApp('relay', RELAY_MAIN, 'TALLY_RELAY_PORT', appEnv(stack, settings), log, port);
 }
 
 export function startProjector(stack, settings, log) {

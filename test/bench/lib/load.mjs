@@ -48,7 +48,8 @@ export function codeTally() {
 
 /**
  * @param {{ url: string, body: string, headers?: Record<string,string>, connections: number,
- *   pipelining: number, warmupSeconds: number, durationSeconds: number }} o
+ *   pipelining: number, warmupSeconds: number, durationSeconds: number, requests?: object[] }} o
+ *   `requests`: autocannon's request list, e.g. a `setupRequest` that varies the body per request.
  */
 export async function measureHttp(o) {
   const base = {
@@ -58,6 +59,7 @@ export async function measureHttp(o) {
     headers: { 'content-type': 'application/json', ...o.headers },
     connections: o.connections,
     pipelining: o.pipelining,
+    ...(o.requests ? { requests: o.requests } : {}),
   };
   if (o.warmupSeconds > 0) await run({ ...base, duration: o.warmupSeconds });
   const loadBefore = loadavg()[0];

@@ -65,7 +65,7 @@ export async function startCeiling(store, settings, log) {
 }
 
 /** The `--flag=value` node options of package.json's `start:decision-api` script. */
-function startFlags() {
+export function startFlags() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   return pkg.scripts['start:decision-api'].split(' ').filter((word) => /^--[a-z-]+=\S+$/.test(word));
 }

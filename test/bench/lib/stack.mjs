@@ -27,12 +27,21 @@ function stack(command, env, log) {
   });
 }
 
-/** Starts the private stack; `BENCH_STACK_DIR` keeps its state somewhere known (else a temp folder). */
+/** A port from `name` in the environment (a machine where ports are assigned), else any free one. */
+async function portFrom(name) {
+  const given = Number.parseInt(process.env[name] ?? '', 10);
+  return Number.isInteger(given) && given > 0 ? given : freePort();
+}
+
+/**
+ * Starts the private stack; `BENCH_STACK_DIR` keeps its state somewhere known (else a temp folder),
+ * `BENCH_STACK_REDIS_PORT`, `BENCH_STACK_KAFKA_PORT`, `BENCH_STACK_CONTROLLER_PORT` fix its ports.
+ */
 export async function startStack(log) {
   const dir = process.env.BENCH_STACK_DIR ?? mkdtempSync(join(tmpdir(), 'tally-ledger-bench-'));
-  const redisPort = await freePort();
-  const kafkaPort = await freePort();
-  const controllerPort = await freePort();
+  const redisPort = await portFrom('BENCH_STACK_REDIS_PORT');
+  const kafkaPort = await portFrom('BENCH_STACK_KAFKA_PORT');
+  const controllerPort = await portFrom('BENCH_STACK_CONTROLLER_PORT');
   const env = {
     STACK_DIR: dir,
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -51,5 +60,5 @@ export async function startStack(log) {
     await down();
     throw error;
   }
-  return { redisUrl: env.REDIS_URL, brokers: `127.0.0.1:${kafkaPort}`, down };
+  return { redisUrl: env.REDIS_URL, brokers: `127.0.0.1:${kafkaPort}`, dir, down };
 }

@@ -1,0 +1,72 @@
+// CPU time of the processes of one side of a comparison, from /proc/<pid>/stat (Linux): user + system
+// of each process, its threads included (a Go runtime's, V8's GC threads). A decision API with workers
+// is a primary and its forked workers, so a side is given as root pids and their children are found
+// at every reading (a worker restarted mid-run is still counted from then on). Elsewhere (no /proc)
+// every figure is null rather than a guess.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+let ticksPerSecond;
+/** USER_HZ: the unit of utime/stime (100 on every Linux this runs on, asked rather than assumed). */
+function hz() {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** `{ ppid, cpuMs }` of a process, or null when it is gone. */
+function stat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    return { ppid: Number(fields[1]), cpuMs: (ticks * 1000) / hz() };
+  } catch {
+    return null;
+  }
+}
+
+/** The pids whose parent is `pid` (one level: the API's workers). */
+export function childrenOf(pid) {
+  const children = [];
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = stat(entry);
+    if (s?.ppid === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+/** Every pid of a side: the roots and their children. */
+export function sidePids(roots) {
+  return roots.flatMap((pid) => [pid, ...childrenOf(pid)]);
+}
+
+/** CPU ms per pid of the side, now. */
+export function cpuSnapshot(roots) {
+  const snapshot = new Map();
+  for (const pid of sidePids(roots)) {
+    const s = stat(pid);
+    if (s) snapshot.set(pid, s.cpuMs);
+  }
+  return snapshot;
+}
+
+/** CPU ms spent between two snapshots, summed over the side (a process absent before counts from 0). */
+export function cpuSpentMs(before, after) {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
