@@ -48,6 +48,12 @@ describe(GrpcCallerAuth.name, () => {
 
     expect(isRefusal(result) ? result.code : 'ok').toBe(code);
     expect(sut.headerRefusal(values)?.code ?? 'ok').toBe(code);
+    // the same from one peer, twice (the second answer recalled when the first was accepted)
+    for (let i = 0; i < 2; i++) {
+      const byPeer = sut.authorize(values, '127.0.0.1:40000');
+      expect(isRefusal(byPeer) ? byPeer.code : 'ok').toBe(code);
+      expect(sut.headerRefusal(values, '127.0.0.1:40000')?.code ?? 'ok').toBe(code);
+    }
   });
 
   describe('tenantRefusal', () => {

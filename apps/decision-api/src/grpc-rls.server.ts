@@ -53,7 +53,7 @@ export class GrpcRlsServer implements OnModuleDestroy {
   async start(host: string, port: number): Promise<number> {
     const auth = new GrpcCallerAuth(this.tokens);
     const gate = new RlsCallGate({
-      authorize: (metadata) => auth.headerRefusal(metadata.get('authorization')),
+      authorize: (metadata, peer) => auth.headerRefusal(metadata.get('authorization'), peer),
       maxInflight: this.config.maxInflight,
       readTimeoutMs: this.config.grpcReadTimeoutMs,
       onRefused: (reason) => this.metrics.refused(reason),
@@ -74,7 +74,7 @@ export class GrpcRlsServer implements OnModuleDestroy {
         call: ServerUnaryCall<RlsRequest, RlsResponse>,
         callback: sendUnaryData<RlsResponse>,
       ): void => {
-        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization')).then(
+        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization'), call.getPeer()).then(
           (result) =>
             result.ok
               ? callback(null, result.response)

@@ -47,15 +47,16 @@ export class GrpcRlsService {
   }
 
   /**
-   * `authorization`: the call's metadata entries. The call gate already refused a call without an
-   * accepted token before its request was read; the grant is looked up again here (one SHA-256) for
-   * the tenant stage, which needs the descriptors.
+   * `authorization`: the call's metadata entries; `peer`: its connection. The call gate already
+   * refused a call without an accepted token before its request was read; the grant is looked up
+   * again here for the tenant stage, which needs the descriptors (recalled for the peer, not hashed).
    */
   async shouldRateLimit(
     request: RlsRequest,
     authorization: readonly (string | Buffer)[],
+    peer?: string,
   ): Promise<RlsCallResult> {
-    const grant = this.auth.authorize(authorization);
+    const grant = this.auth.authorize(authorization, peer);
     if (isRefusal(grant)) return { ok: false, ...grant };
     const mapped = toDecisionRequests(request, this.limits);
     if (!mapped.ok) return { ok: false, code: status.INVALID_ARGUMENT, message: mapped.message };

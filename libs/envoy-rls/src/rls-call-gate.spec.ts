@@ -94,6 +94,31 @@ describe(RlsCallGate.name, () => {
     expect(admitted.transport.statuses).toEqual([]);
   });
 
+  it("hands the call's peer (its connection) to authorize with the metadata", () => {
+    const seen: string[] = [];
+    const gate = new RlsCallGate({
+      authorize: (_metadata, peer) => {
+        seen.push(peer);
+        return undefined;
+      },
+      maxInflight: 2,
+      readTimeoutMs: 1000,
+    });
+    const transport = new TransportCall();
+    transport.getPeer = () => '10.0.0.7:41234';
+    gate.interceptor(method, transport).start({
+      onReceiveMetadata: () => undefined,
+      onReceiveMessage: () => undefined,
+      onReceiveHalfClose: () => undefined,
+      onCancel: () => undefined,
+    });
+
+    transport.receiveMetadata(new Metadata());
+
+    expect(seen).toEqual(['10.0.0.7:41234']);
+    transport.end();
+  });
+
   it.each([
     ['no token', undefined],
     ['a wrong token', 'Bearer nope'],

@@ -16,8 +16,11 @@ export interface AuthRefusal {
 }
 
 export interface RlsCallGateOptions {
-  /** The refusal of the call's token, or undefined when it is accepted for this service. */
-  readonly authorize: (metadata: Metadata) => AuthRefusal | undefined;
+  /**
+   * The refusal of the call's token, or undefined when it is accepted for this service. `peer`: the
+   * call's connection as grpc-js names it (`address:port`).
+   */
+  readonly authorize: (metadata: Metadata, peer: string) => AuthRefusal | undefined;
   /** Admitted calls in flight above which new ones are shed (`TALLY_MAX_INFLIGHT`). */
   readonly maxInflight: number;
   /** How long an admitted call may take to deliver its whole request (`TALLY_GRPC_READ_TIMEOUT`). */
@@ -77,7 +80,7 @@ export class RlsCallGate {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            const denied = this.options.authorize(metadata);
+            const denied = this.options.authorize(metadata, call.getPeer());
             if (denied) {
               const reason = denied.code === status.UNAUTHENTICATED ? 'unauthenticated' : 'forbidden';
               refuse(reason, denied.code, denied.details);

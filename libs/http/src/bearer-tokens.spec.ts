@@ -170,6 +170,89 @@ describe(BearerTokens.name, () => {
     });
   });
 
+  describe('per peer (gRPC)', () => {
+    const given = () => {
+      const live = { current: setOf(FILE) };
+      const find = vi.spyOn(live.current, 'find');
+      const tokens = new BearerTokens({ auth: 'bearer', callerTokens: [], tokensFile: 't' }, live);
+      return { live, find, tokens };
+    };
+    const PEER = '127.0.0.1:50001';
+
+    it('does not hash an accepted header again for the peer that sent it', () => {
+      const { find, tokens } = given();
+
+      const first = tokens.authorizePeer('Bearer acme-decide', 'decide', PEER);
+      const second = tokens.authorizePeer('Bearer acme-decide', 'decide', PEER);
+
+      expect(second).toBe(first);
+      expect((second as TokenGrant).name).toBe('acme-decider');
+      expect(find).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers exactly as authorize does, header by header', () => {
+      const { tokens } = given();
+      const headers = [
+        undefined,
+        '',
+        'Basic Y2FsbGVyLWE=',
+        'Bearer caller-',
+        'Bearer reader',
+        'Bearer admin-x',
+      ];
+      for (const header of [...headers, 'Bearer caller-a', ...headers, 'Bearer caller-a']) {
+        const byPeer = tokens.authorizePeer(header, 'decide', PEER);
+        const fresh = tokens.authorize(header, 'decide');
+
+        expect(byPeer instanceof ApiError ? byPeer.getResponse() : byPeer).toEqual(
+          fresh instanceof ApiError ? fresh.getResponse() : fresh,
+        );
+      }
+    });
+
+    it('judges every other header, peer and refused header afresh', () => {
+      const { find, tokens } = given();
+      tokens.authorizePeer('Bearer reader', 'query', PEER);
+
+      // a near miss and a longer header from the remembered peer
+      expect((tokens.authorizePeer('Bearer readex', 'query', PEER) as ApiError).getStatus()).toBe(401);
+      expect((tokens.authorizePeer('Bearer reader2', 'query', PEER) as ApiError).getStatus()).toBe(401);
+      // a refused header was not remembered: refused again, after a full look-up
+      expect((tokens.authorizePeer('Bearer readex', 'query', PEER) as ApiError).getStatus()).toBe(401);
+      // another peer with the accepted header
+      expect((tokens.authorizePeer('Bearer reader', 'query', '127.0.0.1:50002') as TokenGrant).name).toBe(
+        'reader',
+      );
+      expect(find).toHaveBeenCalledTimes(5);
+    });
+
+    it('still checks the role on every call', () => {
+      const { tokens } = given();
+      tokens.authorizePeer('Bearer reader', 'query', PEER);
+
+      expect((tokens.authorizePeer('Bearer reader', 'decide', PEER) as ApiError).getStatus()).toBe(403);
+    });
+
+    it('refuses a revoked token from the peer that had it accepted, once the set is reloaded', () => {
+      const { live, tokens } = given();
+      expect((tokens.authorizePeer('Bearer acme-decide', 'decide', PEER) as TokenGrant).name).toBe(
+        'acme-decider',
+      );
+
+      // when the file is replaced by one without acme-decide (the environment's tokens stay)
+      live.current = setOf('tokens: []\n');
+
+      expect((tokens.authorizePeer('Bearer acme-decide', 'decide', PEER) as ApiError).getStatus()).toBe(401);
+      expect(tokens.authorizePeer('Bearer caller-a', 'decide', PEER)).not.toBeInstanceOf(ApiError);
+    });
+
+    it('lets everything through with auth none', () => {
+      const open = new BearerTokens({ auth: 'none', callerTokens: [] });
+
+      expect(open.authorizePeer(undefined, 'decide', PEER)).toBe(OPEN_GRANT);
+    });
+  });
+
   it('builds the simple form alone from the options (decide + query; admin only)', () => {
     const simple = new BearerTokens({ auth: 'bearer', callerTokens: ['caller-a'], adminToken: 'admin-x' });
 

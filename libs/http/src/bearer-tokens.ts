@@ -2,6 +2,7 @@ import { type Access } from './access.decorator';
 import { ApiError } from './api-error';
 import { ConnectionGrants } from './connection-grants';
 import { type HttpOptions } from './http.options';
+import { PeerGrants } from './peer-grants';
 import { ForbiddenError, OPEN_GRANT, type TokenGrant } from './token-grant';
 import { envTokenEntries, TokenSet } from './token-set';
 import { type TokenSource } from './token.store';
@@ -21,6 +22,7 @@ import { type TokenSource } from './token.store';
 export class BearerTokens {
   private readonly source: TokenSource;
   private readonly connections = new ConnectionGrants();
+  private readonly peers = new PeerGrants();
 
   constructor(
     private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken' | 'tokensFile'>,
@@ -61,6 +63,28 @@ export class BearerTokens {
       if (grant === undefined) return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
       if (connection !== undefined && header !== undefined)
         this.connections.remember(connection, header, set, grant);
+    }
+    if (!grant.allows(access))
+      return new ForbiddenError(`this call needs a token with the ${access} role`, grant.name);
+    return grant;
+  }
+
+  /**
+   * Header stage for a transport that names a connection by its peer (gRPC: `call.getPeer()`): as
+   * `authorize`, with a header this peer already had accepted under the tokens in force recalled
+   * instead of hashed again (see `PeerGrants`).
+   */
+  authorizePeer(header: string | undefined, access: Access, peer: string): TokenGrant | ApiError {
+    if (access === 'public' || this.options.auth === 'none') return OPEN_GRANT;
+    const set = this.source.current;
+    let grant = header === undefined ? undefined : this.peers.recall(peer, header, set);
+    if (grant === undefined) {
+      const presented = bearer(header);
+      if (header === undefined || presented === undefined)
+        return new ApiError(401, 'auth.missing', 'an Authorization: Bearer <token> header is required');
+      grant = set.find(presented);
+      if (grant === undefined) return new ApiError(401, 'auth.invalid', 'the bearer token is not accepted');
+      this.peers.remember(peer, header, set, grant);
     }
     if (!grant.allows(access))
       return new ForbiddenError(`this call needs a token with the ${access} role`, grant.name);
