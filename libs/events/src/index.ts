@@ -20,6 +20,7 @@ export {
   DECISION_OUTCOMES,
   EVENT_DATA_CONTENT_TYPE,
   EVENT_SOURCE,
+  LEASE_EVENT_TYPE,
   USAGE_EVENT_TYPE,
   type DecisionOutcome,
 } from './event-types';
@@ -35,6 +36,13 @@ export {
   type OutboxWindowResult,
 } from './outbox/outbox-payload';
 export { payloadJson, type PayloadParts, type PayloadPolicy } from './outbox/payload-json';
+export {
+  decodeLeaseEntry,
+  leasePayloadJson,
+  type LeaseEntry,
+  type LeasePayload,
+  type LeaseWindow,
+} from './outbox/lease-payload';
 export {
   DEGRADED_RESULTS,
   degradedPayload,
@@ -56,6 +64,8 @@ export { cloudEventV1 } from './cloud-event.v1';
 export { PolicyOutcomeV1, ULID_PATTERN, WindowStateV1 } from './event-parts.v1';
 export { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+export { LeaseDataV1, LeaseEventV1, LeaseWindowV1 } from './lease-event.v1';
+export { leaseEventFromOutbox, parseLeaseEvent } from './lease-event';
 export { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
 export { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 export {
