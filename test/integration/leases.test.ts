@@ -255,6 +255,20 @@ describe('concurrency windows and leases', () => {
     expect((await decide(tenant)).kind).toBe('denied');
   });
 
+  it('keeps a window set alive until its longest lease ends, also after a reload shortened the TTL', async () => {
+    fixedNow = T0;
+    const name = uniqueName('ttl');
+    use(policy(name, [inflight(5, 60_000)]));
+    const tenant = uniqueName('t');
+    expect((await decide(tenant)).allowed).toBe(true);
+    use(policy(name, [inflight(5, 1_000)]));
+
+    const short = await decide(tenant);
+
+    expect(short.lease?.ttl_ms).toBe(1_000);
+    expect(await redis.pttl(zsetOf(tenant, name))).toBeGreaterThan(50_000);
+  });
+
   it('appends a release event to the shard outbox once, and keeps the lease record a TTL past expiry', async () => {
     fixedNow = undefined;
     const name = uniqueName('event');

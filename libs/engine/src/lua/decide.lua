@@ -104,11 +104,14 @@ end
 -- ===== Concurrency windows and leases (algorithm 'n') =====================================
 -- A concurrency window's key (KEYS[2+i]) is a sorted set: one member `<lease id>|<units>` per lease,
 -- scored by its expiry (ms), and the member `#` scored minus the units in flight (never > 0, so the
--- expiry range `(0, now]` never holds it). A lease expired by `now` no longer counts, whether or not
--- it was removed yet: evaluation discounts it, the next commit removes it (ZREMRANGEBYSCORE) and adds
--- its units back to `#` in the same step, or a release does (ZREM): exactly one of them finds it.
+-- expiry range `(0, now]` never holds it, and one range read `[-inf, now]` returns `#` and every
+-- expired lease). A lease expired by `now` no longer counts, whether or not it was removed yet:
+-- evaluation discounts it, the next commit removes it and writes `#` without it in the same step, or a
+-- release removes it (ZREM) and adds its units back: exactly one of them finds it.
 -- A decision with concurrency windows (and cost > 0) also passes, after every other key, its lease
--- record KEYS[#KEYS], and after the windows' ARGV: the lease id, the release event payload.
+-- record KEYS[#KEYS], and after the windows' ARGV: the lease id, the release event payload. The
+-- record is one string (one SET with its expiry): `<expires>\n<units>\n<released at, or empty>\n
+-- <window keys, tab-separated>\n<payload>` (release.lua reads it).
 -- The lease lasts the shortest lease TTL (period) among the decision's concurrency windows.
 local lease_ttl = nil
 local lease_keys = nil
@@ -126,18 +129,19 @@ end
 
 -- Reads one concurrency window: units in flight (live leases), units of expired leases not yet
 -- removed, and { reset_ms (until every live lease has expired), retry_ms (until enough live leases
--- have expired for `cost` to fit; 0 when it fits) }.
+-- have expired for `cost` to fit; 0 when it fits), the latest expiry }.
 local function conc_read(key, limit)
-  local inflight = -(tonumber(redis.call('ZSCORE', key, '#')) or 0)
-  local expired = 0
-  for _, m in ipairs(redis.call('ZRANGEBYSCORE', key, '(0', now)) do
-    expired = expired + lease_units(m)
+  local total, expired = 0, 0
+  local head = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES')
+  for j = 1, #head, 2 do
+    if head[j] == '#' then total = -tonumber(head[j + 1]) else expired = expired + lease_units(head[j]) end
   end
-  inflight = inflight - expired
-  local reset, retry = 0, 0
+  local inflight = total - expired
+  local reset, retry, last = 0, 0, 0
   if inflight > 0 then
-    local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-    if last[2] then reset = math.max(0, tonumber(last[2]) - now) end
+    local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    if top[2] then last = tonumber(top[2]) end
+    reset = math.max(0, last - now)
     local need = inflight + cost - limit
     if need > 0 then
       -- Each lease holds at least one unit: `need` members are always enough to look at.
@@ -152,7 +156,7 @@ local function conc_read(key, limit)
       end
     end
   end
-  return inflight, expired, { reset, retry }
+  return inflight, expired, { reset, retry, last }
 end
 
 -- The window's verdict, shaped like evaluate()'s: no ttl (conc_commit sets the key's own expiry).
@@ -165,13 +169,14 @@ local function conc_evaluate(limit, inflight, times, c)
   return true, limit - inflight - c, reset, 0, nil
 end
 
--- Takes the lease's units in one window (allowed decisions only), reclaiming expired leases.
-local function conc_commit(key, expired)
+-- Takes the lease's units in one window (allowed decisions only), reclaiming expired leases: the new
+-- lease and the new `#` in one ZADD.
+local function conc_commit(key, inflight, expired, times)
   if expired > 0 then redis.call('ZREMRANGEBYSCORE', key, '(0', now) end
-  redis.call('ZADD', key, now + lease_ttl, ARGV[6 + 5 * w_count + 1] .. '|' .. num(cost))
-  redis.call('ZINCRBY', key, expired - cost, '#')
-  -- The set must outlive its longest lease (a reload may have shortened the TTL since).
-  if redis.call('PTTL', key) < lease_ttl then redis.call('PEXPIRE', key, lease_ttl) end
+  local expires = now + lease_ttl
+  redis.call('ZADD', key, expires, ARGV[6 + 5 * w_count + 1] .. '|' .. num(cost), num(-(inflight + cost)), '#')
+  -- The set outlives its longest lease (a reload may have shortened the TTL since an older one).
+  redis.call('PEXPIRE', key, math.max(expires, times[3]) - now)
   lease_keys = lease_keys or {}
   lease_keys[#lease_keys + 1] = key
 end
@@ -181,11 +186,9 @@ end
 local function lease_finish(reply)
   if not lease_keys then return end
   local expires = now + lease_ttl
-  local record = KEYS[#KEYS]
-  redis.call('HSET', record, 'e', num(expires), 'c', num(cost), 'k', table.concat(lease_keys, '\n'),
-    'p', ARGV[6 + 5 * w_count + 2])
   -- Kept one TTL past the expiry: a late release is told "expired", not "unknown".
-  redis.call('PEXPIRE', record, 2 * lease_ttl)
+  redis.call('SET', KEYS[#KEYS], num(expires) .. '\n' .. num(cost) .. '\n\n' .. table.concat(lease_keys, '\t')
+    .. '\n' .. ARGV[6 + 5 * w_count + 2], 'PX', 2 * lease_ttl)
   reply[#reply + 1] = expires
 end
 -- ===== end of concurrency windows and leases ===================================================
@@ -388,7 +391,7 @@ for i = 1, w_count do
     elseif alg == 's' then
       redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]), 'p', num(W[wi + 4]))
     elseif alg == 'n' then
-      conc_commit(key, R[r + 6])
+      conc_commit(key, R[r + 5], R[r + 6], R[r + 7])
     else
       redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]))
     end

@@ -1,7 +1,8 @@
 --[[ release.lua: gives a concurrency lease's units back, atomically (see decide.lua, "Concurrency
-windows and leases", for the sorted sets it edits; all keys in the lease's slot {s<N>}).
+windows and leases", for the sorted sets it edits and the record it reads; all keys in the lease's
+slot {s<N>}).
 
-KEYS[1]  lease record   tally:v1:{s<N>}:lease:<decision id>   (fields e, c, k, p, r; see keys.ts)
+KEYS[1]  lease record   tally:v1:{s<N>}:lease:<decision id>   (string, see decide.lua and keys.ts)
 KEYS[2]  outbox stream  tally:v1:{s<N>}:outbox
 ARGV[1]  now ms; '' = the Redis clock (TIME). Tests pass a fixed value.
 ARGV[2]  lease id (`s<N>-<decision id>`): with the units, the member of each window's sorted set
@@ -22,9 +23,11 @@ else
   now = tonumber(ARGV[1])
 end
 
-local rec = redis.call('HMGET', KEYS[1], 'e', 'c', 'k', 'p', 'r')
-if not rec[1] then return { 0, 0, 0 } end
-local expires, units, keys, payload, released = tonumber(rec[1]), rec[2], rec[3], rec[4], rec[5]
+local record = redis.call('GET', KEYS[1])
+if not record then return { 0, 0, 0 } end
+-- <expires>\n<units>\n<released at, or empty>\n<window keys, tab-separated>\n<payload>
+local expires, units, released, keys, payload = string.match(record, '^(%d+)\n(%d+)\n(%d*)\n([^\n]*)\n(.*)$')
+expires = tonumber(expires)
 
 if ARGV[3] ~= '' then
   local tenant = cjson.decode(payload).tenant
@@ -37,16 +40,16 @@ if ARGV[3] ~= '' then
   if not allowed then return { 4, expires, 0 } end
 end
 
-if released then return { 2, expires, tonumber(released) } end
+if released ~= '' then return { 2, expires, tonumber(released) } end
 
 -- Expired or not, the members still present are removed and their units added back, exactly once
 -- (a decision's reclaim and this ZREM cannot both find a member). Only a live lease is "released".
 local member = ARGV[2] .. '|' .. units
-for key in string.gmatch(keys, '[^\n]+') do
+for key in string.gmatch(keys, '[^\t]+') do
   if redis.call('ZREM', key, member) == 1 then redis.call('ZINCRBY', key, tonumber(units), '#') end
 end
 if expires <= now then return { 3, expires, 0 } end
 
-redis.call('HSET', KEYS[1], 'r', now)
+redis.call('SET', KEYS[1], expires .. '\n' .. units .. '\n' .. now .. '\n' .. keys .. '\n' .. payload, 'KEEPTTL')
 redis.call('XADD', KEYS[2], '*', 'l', payload, 't', now)
 return { 1, expires, now }
