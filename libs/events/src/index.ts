@@ -3,13 +3,14 @@
  * - Each event's `data`, the CloudEvents envelope and the `tally.dlq.v1` headers, defined once as
  *   TypeBox schemas: the TypeScript types, the consumers' compiled validators (`parse*Event`) and
  *   the published JSON Schema documents (docs/contracts/, `eventContractDocuments`) all come from them.
- * - The outbox contract between the writer (engine, decide.lua) and the reader (the relay): the
- *   payload encoder and decoder, its prefixes, the stream, denial-hash and lease layouts below a
- *   shard's base key, the denial field codec; and the builders that turn entries into events.
+ * - The outbox contract between the writers (engine: decide.lua, release.lua) and the reader (the
+ *   relay): the decision payload encoder and decoder, the lease release payload, its prefixes, the
+ *   stream, denial-hash and lease layouts below a shard's base key, the denial field codec; and the
+ *   builders that turn entries into events (`tally.lease.v1` of a release entry included).
  *
  * Does NOT own:
  * - topic names, partitions, retention, the AsyncAPI document: `@tally/ledger`;
- * - the shard base key (`tally:v1:{s<N>}`), window and idempotency keys: `@tally/engine` keys.ts;
+ * - the shard base key (`tally:v1:{s<N>}`), window, idempotency and lease record keys: `@tally/engine` keys.ts;
  * - producing, consuming, relaying, folding: `@tally/ledger`, `@tally/outbox`, `@tally/projections`.
  */
 export { DENY_REASONS, isDenyReason, type DenyReason } from './deny-reasons';
