@@ -4,8 +4,9 @@
 //   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
 //   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
 //   rls       test/bench/rls.bench.mjs (Envoy RLS: Tally vs envoyproxy/ratelimit when PEER_RATELIMIT_BIN is set)
-// `npm run bench` runs the first three in that order; `npm run bench -- durable` or `-- rls` (or any
-// of the names) runs the ones named.
+//   script-cost  the hot-path bench's script cost phase alone (Redis µs per decide.lua call)
+// `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
+// names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
 
@@ -20,12 +21,13 @@ const BENCHES = {
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
   durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
   rls: async () => (await import('../test/bench/rls.bench.mjs')).runRlsBench(),
+  'script-cost': async () => (await import('../test/bench/hot-path.bench.mjs')).runScriptCostBench(),
 };
 /**
- * Run only when named: a topology of its own (a replica), a question of its own (a setting's cost),
- * another product beside Tally (the RLS peer).
+ * Run only when named: a topology of its own (a replica), a question of its own (a setting's cost,
+ * the script's cost alone), another product beside Tally (the RLS peer).
  */
-const ON_REQUEST = new Set(['durable', 'rls']);
+const ON_REQUEST = new Set(['durable', 'rls', 'script-cost']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));

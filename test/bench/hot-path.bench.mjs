@@ -145,15 +145,42 @@ export async function runHotPathBench() {
   }
 }
 
-async function scriptCostPhase(redis, engine) {
+export async function scriptCostPhase(redis, engine) {
   const scripts = [
     { name: 'decide.lua', path: DECIDE_LUA_PATH },
+    { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH },
   ];
   const baseline = process.env.BENCH_DECIDE_BASELINE;
   if (baseline) scripts.unshift({ name: `baseline ${baseline}`, path: baseline });
   log('script cost: INFO commandstats, interleaved slices');
   return measureScriptCost(redis, engine, scripts);
+}
+
+/**
+ * `npm run bench -- script-cost`: the script cost phase alone, on a private Redis (BENCH_REDIS_PORT),
+ * without the HTTP rounds: for a change of decide.lua, in a minute.
+ */
+export async function runScriptCostBench() {
+  const engine = loadEngine();
+  const store = await startRedis(engine, log);
+  try {
+    if (!store.private) throw new Error('the script cost needs a private Redis (unset BENCH_REDIS_URL)');
+    const scriptCost = await scriptCostPhase(store.redis, engine);
+    printScriptCost(scriptCost);
+    return { scriptCost };
+  } finally {
+    await store.stop();
+  }
+}
+
+function printScriptCost(scriptCost) {
+  const lines = ['Redis µs per call (INFO commandstats; min / median of the slices):'];
+  for (const s of scriptCost)
+    lines.push(
+      `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+    );
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function printMemoryAndScript(figures) {

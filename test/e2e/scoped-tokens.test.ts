@@ -26,9 +26,15 @@ const POLICY = `${run}-p`;
 const POLICIES = `
 policies:
   - name: ${POLICY}
+    unless: { route: lease }
     key: [tenant]
     windows:
       - { name: hourly, role: sustained, algorithm: fixed_window, limit: 100, period: 1h }
+  - name: ${POLICY}-lease
+    match: { route: lease }
+    key: [tenant]
+    windows:
+      - { name: inflight, role: burst, algorithm: concurrency, limit: 1, lease_ttl: 1m }
 `;
 
 /** The tokens of the file, by what they may do (the simple form's CALLER_TOKEN / ADMIN_TOKEN beside them). */
@@ -143,6 +149,25 @@ describe('scoped tokens on the decision API', () => {
     expect(none.body).toMatchObject({ code: 'auth.forbidden' });
     expect(await left(ACME)).toBe(98);
     expect(await left(GLOBEX)).toBe(100);
+  });
+
+  it('lets a tenant-scoped token release the leases of its tenants only (403 otherwise, the lease kept)', async () => {
+    const take = (tenant: string, token: string) =>
+      api.decide<{ lease?: { id: string } }>({ selectors: { tenant, route: 'lease' }, cost: 1 }, { token });
+    const release = (id: string, token: string) =>
+      api.call<{ code?: string; outcome?: string }>('POST', `/v1/leases/${id}:release`, { token });
+    const acme = await take(ACME, T.acmeDecide);
+    const globex = await take(GLOBEX, CALLER_TOKEN);
+    expect([acme.status, globex.status]).toEqual([200, 200]);
+
+    const foreign = await release(globex.body.lease?.id ?? '', T.acmeDecide);
+    const reader = await release(acme.body.lease?.id ?? '', T.reader);
+
+    expect([foreign.status, foreign.body.code]).toEqual([403, 'auth.forbidden']);
+    expect([reader.status, reader.body.code]).toEqual([403, 'auth.forbidden']);
+    expect((await take(GLOBEX, CALLER_TOKEN)).status).toBe(429); // still held
+    expect((await release(acme.body.lease?.id ?? '', T.acmeDecide)).body.outcome).toBe('released');
+    expect((await release(globex.body.lease?.id ?? '', CALLER_TOKEN)).body.outcome).toBe('released');
   });
 
   it('judges every batch item on its own: out-of-scope items get their own 403, the others are decided', async () => {

@@ -10,6 +10,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import {
   DecisionService,
   EngineService,
+  LeaseService,
   allShardKeys,
   shardOf,
   type Decision,
@@ -76,7 +77,7 @@ class Collector {
   private constructor(private readonly consumer: LedgerConsumer) {}
 
   static async start(ledger: Ledger): Promise<Collector> {
-    const topics = [TOPICS.usage, TOPICS.decision];
+    const topics = [TOPICS.usage, TOPICS.decision, TOPICS.lease];
     const high = new Map<string, string>();
     for (const topic of topics) {
       // Right after creation a partition may have no leader yet: ask again until it has one.
@@ -133,7 +134,7 @@ class Collector {
    */
   async caughtUp(ledger: Ledger): Promise<void> {
     const ends = await Promise.all(
-      [TOPICS.usage, TOPICS.decision].map(async (topic) =>
+      [TOPICS.usage, TOPICS.decision, TOPICS.lease].map(async (topic) =>
         (await ledger.admin.fetchTopicOffsets(topic)).map((p) => ({
           key: `${topic}/${p.partition}`,
           high: BigInt(p.high),
@@ -166,6 +167,17 @@ function policy(name: string, limit: number): Policy {
 
 /** The engine's own DecisionService on our Redis: the entries are exactly what production writes. */
 function decider(url: string, policies: Policy[], scriptNow?: () => number) {
+  const { engine, source, options, redis } = engineOn(url, policies, scriptNow);
+  const service = new DecisionService(engine, source, options);
+  const leases = new LeaseService(engine);
+  return {
+    decide: (r: Parameters<DecisionService['decide']>[0]) => service.decide(r),
+    release: (id: string) => leases.release(id, null),
+    close: () => redis.quit(),
+  };
+}
+
+function engineOn(url: string, policies: Policy[], scriptNow?: () => number) {
   const redis = new Redis(url, { enableAutoPipelining: false });
   const options: EngineOptions = {
     redis: { mode: 'single', url },
@@ -176,11 +188,7 @@ function decider(url: string, policies: Policy[], scriptNow?: () => number) {
     ...(scriptNow ? { scriptNow } : {}),
   };
   const source = { current: { version: uniqueName('set'), policies, loadedAt: 0 } };
-  const service = new DecisionService(new EngineService(redis, options), source, options);
-  return {
-    decide: (r: Parameters<DecisionService['decide']>[0]) => service.decide(r),
-    close: () => redis.quit(),
-  };
+  return { engine: new EngineService(redis, options), source, options, redis };
 }
 
 /** Relays still running; closed after each test, so a failed test never leaves one draining the next. */
@@ -433,6 +441,56 @@ describe(OutboxRelay.name, () => {
     await engine.close();
   });
 
+  it('publishes a release as one tally.lease.v1 event, and usage counts the acquisition only', async () => {
+    // given: a lease taken under a concurrency window, released twice (the second is a no-op)
+    const tenant = `${run}-lease`;
+    const name = uniqueName('pl');
+    const engine = decider(url, [
+      testPolicy(name, {
+        key: ['tenant'],
+        windows: [{ name: 'inflight', role: 'burst', algorithm: 'concurrency', limit: 2, periodMs: 60_000 }],
+        maxCost: 2,
+      }),
+    ]);
+    const acquired = await engine.decide({ selectors: { tenant }, cost: 2 });
+    expect(acquired.lease).toBeDefined();
+    expect(await engine.release(acquired.lease?.id ?? '')).toMatchObject({ outcome: 'released' });
+    expect(await engine.release(acquired.lease?.id ?? '')).toMatchObject({ outcome: 'already_released' });
+
+    // when: a relay runs
+    const sut = await startRelay(url);
+
+    // then: one usage and one decision event (the acquisition), one lease event (the release)
+    await eventually(
+      () => collector.ids(TOPICS.lease, tenant).length,
+      (n) => n >= 1,
+      POLL,
+    );
+    await eventually(outboxLength, (n) => n === 0, POLL);
+    await collector.caughtUp(ledger);
+    expect(collector.ids(TOPICS.usage, tenant)).toEqual([acquired.decision_id]);
+    expect(collector.ids(TOPICS.decision, tenant)).toEqual([acquired.decision_id]);
+    expect(collector.ids(TOPICS.lease, tenant)).toEqual([acquired.decision_id]);
+    const record = collector.records.find((r) => r.topic === TOPICS.lease && r.value.includes(tenant));
+    expect(record?.key).toBe(tenant);
+    expect(JSON.parse(record?.value ?? '{}')).toMatchObject({
+      type: 'tally.lease.v1',
+      id: acquired.decision_id,
+      subject: `${name}/${tenant}`,
+      data: {
+        lease_id: acquired.lease?.id,
+        decision_id: acquired.decision_id,
+        tenant,
+        units: 2,
+        outcome: 'released',
+        windows: [{ policy: name, window: 'inflight', key: tenant, limit: 2 }],
+      },
+    });
+    expect(await metric(sut, 'tally_relay_events_published_total', `topic="${TOPICS.lease}"`)).toBe(1);
+    await stopRelay(sut);
+    await engine.close();
+  });
+
   // Runs last: it reads back what the tests above published (allowed usage and decision events,
   // coalesced denials), so every kind of event the relay writes is checked.
   it('publishes only events that conform to docs/contracts/ and that the CloudEvents SDK parses alike', () => {
@@ -443,7 +501,12 @@ describe(OutboxRelay.name, () => {
       }),
     );
     expect(kinds).toEqual(
-      new Set(['tally.usage.v1/allowed', 'tally.decision.v1/allowed', 'tally.decision.v1/denied']),
+      new Set([
+        'tally.usage.v1/allowed',
+        'tally.decision.v1/allowed',
+        'tally.decision.v1/denied',
+        'tally.lease.v1/released',
+      ]),
     );
     expect(collector.violations).toEqual([]);
     for (const record of collector.records) {

@@ -12,6 +12,7 @@ describe(decisionApiDocument.name, () => {
     endpoints: [
       'POST /v1/decisions',
       'POST /v1/decisions:batch',
+      'POST /v1/leases/{id}:release',
       'GET /v1/policies',
       'GET /v1/policies/{name}/state',
       'POST /v1/policies:reload',

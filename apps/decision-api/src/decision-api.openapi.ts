@@ -3,6 +3,7 @@ import {
   BatchResponseSchema,
   DecisionBodySchema,
   DecisionRequestSchema,
+  LeaseReleaseSchema,
   PolicyListSchema,
   PolicyReloadSchema,
   PolicyStateSchema,
@@ -74,6 +75,36 @@ const OPERATIONS: OperationSpec[] = [
     requestBody: BatchRequestSchema,
     responses: { 200: { description: 'One result per request, in order', schemas: [BatchResponseSchema] } },
     errorCodes: [...AUTH_CODES, ...JSON_BODY],
+  },
+  {
+    method: 'post',
+    path: '/v1/leases/{id}:release',
+    operationId: 'releaseLease',
+    summary: "Give a concurrency lease's units back",
+    description:
+      'The lease of an allowed decision (its `lease.id`). Idempotent: a second release answers ' +
+      '`already_released` and changes nothing; a lease past its expiry answers `expired` (its units ' +
+      'came back then). A tenant-scoped token releases only leases of its tenants.',
+    access: 'decide',
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'The lease id, `s<shard>-<decision id>`.',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      200: { description: 'What became of the lease', schemas: [LeaseReleaseSchema] },
+      400: { description: 'Not a lease id', errorCodes: ['lease.invalid_id'] },
+      404: { description: 'No such lease', errorCodes: ['lease.not_found'] },
+      503: {
+        description: 'Redis failed; retry (releasing is idempotent)',
+        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+      },
+    },
+    errorCodes: AUTH_CODES,
   },
   {
     method: 'get',

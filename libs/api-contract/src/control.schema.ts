@@ -7,6 +7,7 @@ const Algorithm = Type.Union([
   Type.Literal('sliding_window'),
   Type.Literal('token_bucket'),
   Type.Literal('calendar_month'),
+  Type.Literal('concurrency'),
 ]);
 /** What both views of a window start with: which window it is and its limit. */
 const windowFields = () => ({
@@ -40,7 +41,10 @@ export const PolicyListSchema = Type.Object(
             Type.Object(
               {
                 ...windowFields(),
-                period: Type.String({ description: 'As written: `1s`, `1h`, `1mo`…' }),
+                period: Type.String({
+                  description:
+                    'As written: `1s`, `1h`, `1mo`…; a `concurrency` window shows its `lease_ttl`.',
+                }),
               },
               { additionalProperties: false },
             ),

@@ -82,6 +82,23 @@ export const DecisionPolicySchema = Type.Object(
 );
 export type DecisionPolicy = Static<typeof DecisionPolicySchema>;
 
+/** The lease an allowed decision holds when a `concurrency` window applied (absent otherwise). */
+export const LeaseSchema = Type.Object(
+  {
+    id: Type.String({
+      description:
+        'Lease id (`s<shard>-<decision id>`): give the units back with `POST /v1/leases/{id}:release`. A replay names the same lease.',
+    }),
+    expires_at: Type.String({
+      format: 'date-time',
+      description: 'When the units return by themselves if the lease is not released (Redis time).',
+    }),
+    ttl_ms: Type.Integer({ minimum: 0, description: 'Milliseconds from the decision to `expires_at`.' }),
+  },
+  { $id: 'Lease', additionalProperties: false },
+);
+export type Lease = Static<typeof LeaseSchema>;
+
 /** The fields of a decision body, reused where a decision sits beside its status (batch items). */
 export const DECISION_BODY_PROPERTIES = {
   allowed: Type.Boolean({
@@ -113,6 +130,7 @@ export const DECISION_BODY_PROPERTIES = {
   message: Type.Optional(
     Type.String({ description: 'Human-readable detail of a 400/409/413; never echoes a selector value.' }),
   ),
+  lease: Type.Optional(LeaseSchema),
 };
 
 /** The answer to one decision request: allowed, denied (429), refused (400/409/413) or failed (503). */

@@ -22,6 +22,7 @@ export {
 } from './decision-request.schema';
 export {
   DecisionBodySchema,
+  LeaseSchema,
   DecisionPolicySchema,
   DecisionWindowSchema,
   DecisionCodeSchema,
@@ -29,6 +30,7 @@ export {
   DENY_REASONS,
   DECISION_CODES,
   type DecisionBody,
+  type Lease,
   type DecisionPolicy,
   type DecisionWindow,
   type DecisionCode,
@@ -42,6 +44,7 @@ export {
   type BatchResponseBody,
   type BatchRefusedItem,
 } from './batch-response.schema';
+export { LeaseReleaseSchema, type LeaseReleaseBody } from './lease.schema';
 export { ErrorBodySchema, FieldErrorSchema, type ErrorBody, type FieldError } from './error-body.schema';
 export {
   PolicyListSchema,

@@ -13,6 +13,8 @@ import type {
   DecisionWindow,
   DenyReason,
   FieldError,
+  Lease,
+  LeaseReleaseBody,
   Wire,
 } from '@tally/api-contract';
 import type { TallyRequestError } from './tally-request.error';
@@ -148,3 +150,29 @@ export type TallyFieldError = Readonly<FieldError>;
 export type TallyBatchItem =
   | { readonly ok: true; readonly decision: TallyDecision }
   | { readonly ok: false; readonly error: TallyRequestError };
+
+/** The lease an allowed decision holds when a `concurrency` window applied (`decision.lease`). */
+export type TallyLease = Wire<Lease>;
+
+/**
+ * What `release` did: Tally's answer (`released`; `already_released` — releasing is idempotent;
+ * `expired` — the units had come back at `expires_at`), or, when Tally could not be reached, why
+ * (the lease then ends at its expiry by itself).
+ */
+export type TallyRelease =
+  | (Wire<LeaseReleaseBody> & { readonly ok: true })
+  | { readonly ok: false; readonly failure: TallyClientFailure };
+
+/** What `withLease` did: ran the work under a lease (or a degraded allowance), or was refused. */
+export type TallyLeaseRun<T> =
+  | { readonly ran: true; readonly value: T; readonly decision: TallyDecision }
+  | { readonly ran: false; readonly decision: TallyDecision };
+
+/** Options of `withLease`: those of the decision, and what to do when the release fails. */
+export interface TallyLeaseOptions extends TallyCallOptions {
+  /**
+   * Called when the release after the work could not be made (Tally unreachable, or refused it); the
+   * work's own result or error still wins. The lease then ends at its expiry. Default: ignore.
+   */
+  readonly onReleaseError?: (error: unknown, lease: TallyLease) => void;
+}

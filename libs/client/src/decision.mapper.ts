@@ -122,6 +122,7 @@ function toDecision(
   // Optional fields stay absent rather than `undefined`, so results compare and serialize cleanly.
   if (body.degraded_cause !== undefined) Object.assign(decision, { degraded_cause: body.degraded_cause });
   if (body.message !== undefined) Object.assign(decision, { message: body.message });
+  if (body.lease !== undefined) Object.assign(decision, { lease: body.lease });
   return decision;
 }
 

@@ -15,9 +15,13 @@ export type {
   TallyDenyReason,
   TallyFailMode,
   TallyFieldError,
+  TallyLease,
+  TallyLeaseOptions,
+  TallyLeaseRun,
   TallyPolicy,
   TallyQuota,
   TallyRateLimit,
   TallyRateLimitBinding,
+  TallyRelease,
   TallyWindow,
 } from './client.types';

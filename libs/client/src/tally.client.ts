@@ -5,8 +5,12 @@ import type {
   TallyDecision,
   TallyDecisionRequest,
   TallyFailMode,
+  TallyLeaseOptions,
+  TallyLeaseRun,
+  TallyRelease,
 } from './client.types';
 import { interpretBatchItem, interpretResponse, unreachableDecision } from './decision.mapper';
+import { interpretRelease } from './release.mapper';
 import { HttpTransport, TransportFailure, type RawResponse } from './http.transport';
 
 const DEFAULT_TIMEOUT_MS = 200;
@@ -74,6 +78,46 @@ export class TallyClient {
     return unanswered(
       interpreted.kind === 'failure' ? interpreted.failure : { kind: 'invalid_response', message },
     );
+  }
+
+  /**
+   * `POST /v1/leases/{id}:release`: gives a concurrency lease's units back. Releasing is idempotent,
+   * so a call that lost its connection is retried once. A release Tally refuses (an unknown or
+   * malformed id, a token without the tenant) throws `TallyRequestError`; when Tally cannot be
+   * reached the answer is `{ok: false, failure}` and the lease ends at its expiry by itself.
+   */
+  async release(leaseId: string, options: Omit<TallyCallOptions, 'failMode'> = {}): Promise<TallyRelease> {
+    const answer = await this.post(`v1/leases/${encodeURIComponent(leaseId)}:release`, {}, true, options);
+    if (answer instanceof TransportFailure) return { ok: false, failure: answer.failure };
+    return interpretRelease(answer.status, answer.body);
+  }
+
+  /**
+   * Runs `work` under a concurrency lease: decides `request`; refused → `{ran: false, decision}`
+   * without running it; allowed → runs it and releases the lease when it ends, whether it returned or
+   * threw (the work's error is rethrown after the release). A decision without a lease (no
+   * concurrency window applies, or a degraded fail-open answer) runs the work with nothing to release.
+   */
+  async withLease<T>(
+    request: TallyDecisionRequest,
+    work: (decision: TallyDecision) => Promise<T> | T,
+    options: TallyLeaseOptions = {},
+  ): Promise<TallyLeaseRun<T>> {
+    const decision = await this.decide(request, options);
+    if (!decision.allowed) return { ran: false, decision };
+    const lease = decision.lease;
+    try {
+      return { ran: true, value: await work(decision), decision };
+    } finally {
+      if (lease !== undefined) {
+        // Not under the caller's signal: work that was cancelled must still give its units back.
+        const released = await this.release(lease.id, { timeoutMs: options.timeoutMs }).catch(
+          (error: unknown) => ({ ok: false as const, error }),
+        );
+        if (!released.ok)
+          options.onReleaseError?.('error' in released ? released.error : released.failure, lease);
+      }
+    }
   }
 
   /** Closes the keep-alive sockets. */

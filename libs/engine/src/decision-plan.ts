@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { denialTag, payloadJson } from '@tally/events';
+import { planLease, type PlannedLease } from './lease-plan';
 import {
   keyOf,
   normalizeAttributes,
@@ -14,6 +15,8 @@ import {
 import type { DecisionCode, DecisionRequest } from './decision.types';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
 import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
+
+export type { PlannedLease } from './lease-plan';
 
 /**
  * Step one of a decision, pure: from the raw request and the policy set to everything the script
@@ -52,6 +55,8 @@ export interface DecisionPlan {
   readonly payloadJson: string;
   /** Any applicable policy fail_closed → a backend failure refuses (503); else it degrades. */
   readonly failClosed: boolean;
+  /** The lease a passing decision takes: only when cost > 0 and a `concurrency` window applies. */
+  readonly lease?: PlannedLease;
 }
 
 export interface PlanRefusal {
@@ -176,6 +181,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
       policies,
     }),
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
+    lease: planLease(ctx.decisionId, ctx.policySet.version, shard, selectors, cost, policies),
   };
   return { ok: true, plan };
 }

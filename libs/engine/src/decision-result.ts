@@ -9,6 +9,7 @@ import type {
   DecisionWindow,
 } from './decision.types';
 import type { ScriptOutcome, ScriptWindow } from './decide.script';
+import { leaseIdOf } from './keys';
 
 /** Pure mapping from a plan and what the script said (or why it could not say) to a `Decision`. */
 
@@ -52,12 +53,16 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
         binding: null,
         message: 'idempotency_key was already used by a different request',
       };
-    case 'replayed':
-      return replayedDecision(outcome.storedPayload, outcome.windows);
+    case 'replayed': {
+      const decision = replayedDecision(outcome.storedPayload, outcome.windows);
+      if (outcome.leaseExpiresAt === undefined) return decision;
+      const id = leaseIdOf(plan.shard.shard, decision.decision_id);
+      return { ...decision, lease: leaseOf(id, outcome.leaseExpiresAt, outcome.nowMs) };
+    }
     case 'allowed':
     case 'peek': {
       const policies = describe(plan, outcome.windows);
-      return {
+      const decision: Decision = {
         ...base,
         allowed: true,
         reason: null,
@@ -67,6 +72,9 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
         kind: 'allowed',
         binding: leastLeft(policies),
       };
+      if (outcome.kind === 'peek' || outcome.leaseExpiresAt === undefined || plan.lease === undefined)
+        return decision;
+      return { ...decision, lease: leaseOf(plan.lease.id, outcome.leaseExpiresAt, outcome.nowMs) };
     }
     case 'denied': {
       const policies = describe(plan, outcome.windows);
@@ -121,6 +129,11 @@ export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Deci
     degraded_cause: cause,
     kind: 'allowed',
   };
+}
+
+/** The lease of an allowed decision as the wire shows it. */
+function leaseOf(id: string, expiresAtMs: number, nowMs: number): NonNullable<Decision['lease']> {
+  return { id, expires_at: new Date(expiresAtMs).toISOString(), ttl_ms: Math.max(0, expiresAtMs - nowMs) };
 }
 
 function describe(plan: DecisionPlan, results: readonly ScriptWindow[]): DecisionPolicy[] {

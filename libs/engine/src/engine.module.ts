@@ -11,6 +11,7 @@ import { DegradedLedger } from './degraded-ledger';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
 import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
+import { LeaseService } from './lease.service';
 import { createRedisClient } from '@tally/redis';
 
 export interface EngineModuleOptions {
@@ -58,13 +59,14 @@ export class EngineModule {
       EngineService,
       DegradedLedger,
       DecisionService,
+      LeaseService,
     ];
     if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
     return {
       module: EngineModule,
       imports: def.imports ?? [],
       providers,
-      exports: [DecisionService, EngineService, DegradedLedger],
+      exports: [DecisionService, EngineService, DegradedLedger, LeaseService],
     };
   }
 }

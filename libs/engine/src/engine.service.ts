@@ -18,6 +18,7 @@ import type { BackendFailure } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
 import type { EngineOptions } from './engine.options';
 import { fallsShort, type ReplicaWait } from './replica-wait';
+import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
 
 export type StepResult<T> = { ok: true; value: T } | { ok: false; failure: BackendFailure };
 
@@ -50,6 +51,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
   ) {
     defineDecide(redis);
+    defineRelease(redis);
     // Connection errors surface through calls (breaker, fail modes) and health; without a listener
     // ioredis would also print every reconnect attempt as an unhandled error event.
     redis.on('error', (error: Error) => (this.lastError = error.message));
@@ -144,15 +146,35 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     return this.step(async () => {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));
-      for (const w of plan.windows) pipeline.hgetall(w.redisKey);
+      // A concurrency window is a sorted set (decide.lua): read as member → expiry.
+      for (const w of plan.windows)
+        if (w.algorithm === 'concurrency') pipeline.zrange(w.redisKey, '0', '-1', 'WITHSCORES');
+        else pipeline.hgetall(w.redisKey);
       const replies = (await pipeline.exec()) ?? [];
       const failed = replies.find(([error]) => error);
       if (failed?.[0]) throw failed[0];
       return {
         outcome: parseDecideReply(replies[0][1]),
-        hashes: replies.slice(1).map(([, h]) => h as Record<string, string>),
+        hashes: replies
+          .slice(1)
+          .map(([, h]) => (Array.isArray(h) ? pairs(h as string[]) : (h as Record<string, string>))),
       };
     });
+  }
+
+  /**
+   * Runs release.lua for one lease (`tenants`: the token's tenant list, null = any), as one step
+   * under the same deadline and breaker as decisions. Not durable-mode aware: a release lost in a
+   * failover only means its units come back at the lease's expiry instead of now.
+   */
+  release(
+    keys: { record: string; outbox: string },
+    leaseId: string,
+    tenants: readonly string[] | null,
+  ): Promise<StepResult<ReleaseReply>> {
+    return this.step(async () =>
+      parseReleaseReply(await callRelease(this.redis, keys, leaseId, tenants, this.options.scriptNow?.())),
+    );
   }
 
   /**
@@ -286,4 +308,11 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     this.observer?.onBackendError?.(failure);
     return { ok: false, failure };
   }
+}
+
+/** A flat `[member, score, …]` reply as a record. */
+function pairs(flat: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]] = flat[i + 1];
+  return out;
 }

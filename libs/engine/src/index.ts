@@ -2,6 +2,7 @@ export { EngineModule } from './engine.module';
 export type { EngineModuleOptions } from './engine.module';
 export { DecisionService } from './decision.service';
 export { EngineService } from './engine.service';
+export { LeaseService, type LeaseRelease } from './lease.service';
 export { DegradedLedger } from './degraded-ledger';
 export type { DegradedOutbox } from './degraded-ledger';
 export { DEFAULT_DEGRADED_LEDGER } from './degraded-ledger.options';
@@ -38,6 +39,9 @@ export {
   encodeScope,
   fnv1a32,
   idempotencyKey,
+  leaseIdOf,
+  leaseKey,
+  parseLeaseId,
   parseWindowKey,
   shardKeys,
   shardOf,

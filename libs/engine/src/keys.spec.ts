@@ -5,6 +5,9 @@ import {
   encodeScope,
   fnv1a32,
   idempotencyKey,
+  leaseIdOf,
+  leaseKey,
+  parseLeaseId,
   parseWindowKey,
   shardKeys,
   shardOf,
@@ -153,6 +156,28 @@ describe('keys', () => {
       ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
     ])('refuses %s', (_, redisKey) => {
       expect(parseWindowKey(redisKey, 'p', 'hourly')).toBeNull();
+    });
+  });
+
+  describe('leases', () => {
+    const decisionId = '01JD0000000000000000000000';
+
+    it('names the shard and the decision in the id, and the record in the same slot as the windows', () => {
+      expect(leaseIdOf(7, decisionId)).toBe(`s7-${decisionId}`);
+      expect(parseLeaseId(`s7-${decisionId}`)).toEqual({ shard: 7, decisionId });
+      expect(leaseKey(shardKeys(7), decisionId)).toBe(`tally:v1:{s7}:lease:${decisionId}`);
+    });
+
+    it.each([
+      '',
+      's7',
+      `7-${decisionId}`,
+      `s7-${decisionId.toLowerCase()}`,
+      `s7-${decisionId}x`,
+      `s1234567-${decisionId}`,
+      `s7-01JD000000000000000000000U`,
+    ])('refuses %j as a lease id', (id) => {
+      expect(parseLeaseId(id)).toBeNull();
     });
   });
 });

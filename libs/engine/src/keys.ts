@@ -132,3 +132,31 @@ export function parseWindowKey(redisKey: string, policy: string, window: string)
 export function idempotencyKey(shard: ShardKeys, scope: string, idempotencyKey: string): string {
   return `${shard.base}:idem.sha256:${scope}:${hash('sha256', idempotencyKey, 'base64url')}`;
 }
+
+/**
+ * A lease id names its shard and its decision: `s<N>-<decision id>`. The server finds the lease's
+ * record (`leaseKey`, same slot as the windows it holds) from the id alone, with no lookup table, and
+ * an idempotent replay of the decision names the same lease. Not a secret: a release is authorised by
+ * the caller's token (role and tenant), as a decision is.
+ */
+export function leaseIdOf(shard: number, decisionId: string): string {
+  return `s${shard}-${decisionId}`;
+}
+
+const LEASE_ID = /^s(\d{1,6})-([0-9A-HJKMNP-TV-Z]{26})$/;
+
+/** Inverse of `leaseIdOf`; null when `id` is not a lease id (a 400, never a Redis read). */
+export function parseLeaseId(id: string): { shard: number; decisionId: string } | null {
+  const m = LEASE_ID.exec(id);
+  return m === null ? null : { shard: Number(m[1]), decisionId: m[2] };
+}
+
+/**
+ * The lease record, a string `tally:v1:{s<N>}:lease:<decision id>`: expiry (ms), units, when it was
+ * released (or empty), the concurrency window keys it holds (tab-separated) and the release event's
+ * payload, newline-separated (decide.lua writes it, release.lua reads it). It outlives its expiry by
+ * one lease TTL, so a late release is told "expired", not 404.
+ */
+export function leaseKey(shard: ShardKeys, decisionId: string): string {
+  return `${shard.base}:lease:${decisionId}`;
+}

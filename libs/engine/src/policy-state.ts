@@ -15,7 +15,8 @@ export interface WindowStateView {
   readonly reset_ms: number;
   /**
    * The counters as stored: `bucket` + `count` (fixed/calendar), `bucket` + `current`/`previous`
-   * (sliding), `tokens` + `updated_ms` (token bucket, fractional tokens). A stored bucket older than the
+   * (sliding), `tokens` + `updated_ms` (token bucket, fractional tokens), `leases` + `units` of the
+   * live leases (concurrency; expired ones not yet reclaimed are left out). A stored bucket older than the
    * current one no longer counts (`remaining` says what does). Empty when nothing is counted.
    */
   readonly counters: Readonly<Record<string, number>>;
@@ -58,7 +59,7 @@ export function describeState(
       period_ms: w.periodMs,
       remaining: r.remaining,
       reset_ms: r.resetMs,
-      counters: counters(w.algorithm, w.periodMs, hashes[i] ?? {}),
+      counters: counters(w.algorithm, w.periodMs, hashes[i] ?? {}, outcome.nowMs),
     };
   });
   return { ok: true, state: { policy: policy.name, mode: policy.mode, key, now_ms: outcome.nowMs, windows } };
@@ -68,6 +69,7 @@ function counters(
   algorithm: Algorithm,
   periodMs: number,
   hash: Record<string, string>,
+  nowMs: number,
 ): Record<string, number> {
   const n = (field: string): number => Number(hash[field] ?? 0);
   if (Object.keys(hash).length === 0) return {};
@@ -79,5 +81,20 @@ function counters(
       return { bucket: n('b'), current: n('c'), previous: n('p') };
     case 'token_bucket':
       return { tokens: n('t') / periodMs, updated_ms: n('ts') };
+    case 'concurrency':
+      return liveLeases(hash, nowMs);
   }
+}
+
+/** A concurrency window's sorted set, read as member → expiry: its live leases and their units. */
+function liveLeases(members: Record<string, string>, nowMs: number): Record<string, number> {
+  let leases = 0;
+  let units = 0;
+  for (const [member, expiry] of Object.entries(members)) {
+    const bar = member.lastIndexOf('|');
+    if (member === '#' || bar < 0 || Number(expiry) <= nowMs) continue;
+    leases += 1;
+    units += Number(member.slice(bar + 1));
+  }
+  return { leases, units };
 }

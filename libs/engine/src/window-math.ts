@@ -72,6 +72,17 @@ export function evaluateWindow(
       return sliding(spec.limit, spec.periodMs, state, nowMs, cost);
     case 'token_bucket':
       return tokenBucket(spec.limit, spec.periodMs, state, nowMs, cost);
+    case 'concurrency':
+      // Units in flight depend on releases, which no usage record holds: offline (`tally simulate`)
+      // a concurrency window always allows and keeps no state. decide.lua keeps the real leases.
+      return {
+        allowed: true,
+        remaining: spec.limit,
+        resetMs: 0,
+        retryAfterMs: 0,
+        nextState: state,
+        ttlMs: 0,
+      };
   }
 }
 

@@ -8,6 +8,8 @@ export const CLOUDEVENTS_SPECVERSION = '1.0';
 export const USAGE_EVENT_TYPE = 'tally.usage.v1';
 /** Every decision, denials included (repeated denials of one key coalesced per second). */
 export const DECISION_EVENT_TYPE = 'tally.decision.v1';
+/** Releases of concurrency leases (not usage: billing ignores them). */
+export const LEASE_EVENT_TYPE = 'tally.lease.v1';
 /** Events are emitted on behalf of the decision API, also when the relay writes them. */
 export const EVENT_SOURCE = 'tally/decision-api';
 export const EVENT_DATA_CONTENT_TYPE = 'application/json';

@@ -3,13 +3,14 @@
  * - Each event's `data`, the CloudEvents envelope and the `tally.dlq.v1` headers, defined once as
  *   TypeBox schemas: the TypeScript types, the consumers' compiled validators (`parse*Event`) and
  *   the published JSON Schema documents (docs/contracts/, `eventContractDocuments`) all come from them.
- * - The outbox contract between the writer (engine, decide.lua) and the reader (the relay): the
- *   payload encoder and decoder, its prefixes, the stream, denial-hash and lease layouts below a
- *   shard's base key, the denial field codec; and the builders that turn entries into events.
+ * - The outbox contract between the writers (engine: decide.lua, release.lua) and the reader (the
+ *   relay): the decision payload encoder and decoder, the lease release payload, its prefixes, the
+ *   stream, denial-hash and lease layouts below a shard's base key, the denial field codec; and the
+ *   builders that turn entries into events (`tally.lease.v1` of a release entry included).
  *
  * Does NOT own:
  * - topic names, partitions, retention, the AsyncAPI document: `@tally/ledger`;
- * - the shard base key (`tally:v1:{s<N>}`), window and idempotency keys: `@tally/engine` keys.ts;
+ * - the shard base key (`tally:v1:{s<N>}`), window, idempotency and lease record keys: `@tally/engine` keys.ts;
  * - producing, consuming, relaying, folding: `@tally/ledger`, `@tally/outbox`, `@tally/projections`.
  */
 export { DENY_REASONS, isDenyReason, type DenyReason } from './deny-reasons';
@@ -20,6 +21,7 @@ export {
   DECISION_OUTCOMES,
   EVENT_DATA_CONTENT_TYPE,
   EVENT_SOURCE,
+  LEASE_EVENT_TYPE,
   USAGE_EVENT_TYPE,
   type DecisionOutcome,
 } from './event-types';
@@ -35,6 +37,13 @@ export {
   type OutboxWindowResult,
 } from './outbox/outbox-payload';
 export { payloadJson, type PayloadParts, type PayloadPolicy } from './outbox/payload-json';
+export {
+  decodeLeaseEntry,
+  leasePayloadJson,
+  type LeaseEntry,
+  type LeasePayload,
+  type LeaseWindow,
+} from './outbox/lease-payload';
 export {
   DEGRADED_RESULTS,
   degradedPayload,
@@ -56,6 +65,8 @@ export { cloudEventV1 } from './cloud-event.v1';
 export { PolicyOutcomeV1, ULID_PATTERN, WindowStateV1 } from './event-parts.v1';
 export { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+export { LeaseDataV1, LeaseEventV1, LeaseWindowV1 } from './lease-event.v1';
+export { leaseEventFromOutbox, parseLeaseEvent } from './lease-event';
 export { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
 export { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 export {

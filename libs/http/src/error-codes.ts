@@ -108,6 +108,15 @@ export const ERROR_CODES = {
     meaning: 'a stored projection value is not what the projector writes: replay the namespace',
   },
   internal: { statuses: [500], meaning: 'a bug; the message never says more' },
+  'lease.invalid_id': {
+    statuses: [400],
+    meaning:
+      'not a lease id (`s<shard>-<decision id>`, as a decision answered it), or no `:release` after it',
+  },
+  'lease.not_found': {
+    statuses: [404],
+    meaning: 'no such lease: never taken, or gone one lease TTL after its expiry',
+  },
 } as const satisfies Record<string, { readonly statuses: readonly number[]; readonly meaning: string }>;
 
 /** A code of the vocabulary. */

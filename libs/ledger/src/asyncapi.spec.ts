@@ -20,7 +20,7 @@ describe(asyncApiDocument.name, () => {
         ?.channels()
         .all()
         .map((c) => c.address()),
-    ).toEqual(['tally.usage.v1', 'tally.decision.v1', 'tally.dlq.v1']);
+    ).toEqual(['tally.usage.v1', 'tally.decision.v1', 'tally.lease.v1', 'tally.dlq.v1']);
   });
 
   it('names the retention that keeps the ledger forever', () => {

@@ -3,6 +3,7 @@ import {
   DeadLetterHeadersV1,
   DecisionEventV1,
   EVENT_SOURCE,
+  LeaseEventV1,
   UsageEventV1,
 } from '@tally/events';
 import { ledgerTopicSpecs, TOPICS } from './topics';
@@ -64,6 +65,11 @@ export function asyncApiDocument(): Record<string, unknown> {
         'decisionEvent',
         'Every allowed or degraded decision with cost > 0, and every quota denial (coalesced per second, key and reason).',
       ),
+      lease: channel(
+        TOPICS.lease,
+        'leaseEvent',
+        'Every concurrency lease released before its expiry (not usage: billing and the projector ignore it).',
+      ),
       deadLetter: channel(
         TOPICS.deadLetter,
         'deadLetter',
@@ -73,6 +79,7 @@ export function asyncApiDocument(): Record<string, unknown> {
     operations: {
       sendUsage: operation('send', 'usage', 'usageEvent', 'The relay publishes usage events.'),
       sendDecision: operation('send', 'decision', 'decisionEvent', 'The relay publishes decision events.'),
+      sendLease: operation('send', 'lease', 'leaseEvent', 'The relay publishes lease releases.'),
       sendDeadLetter: operation(
         'send',
         'deadLetter',
@@ -86,6 +93,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       messages: {
         usageEvent: eventMessage('tally.usage.v1', UsageEventV1),
         decisionEvent: eventMessage('tally.decision.v1', DecisionEventV1),
+        leaseEvent: eventMessage('tally.lease.v1', LeaseEventV1),
         deadLetter: {
           name: 'tally.dlq.v1',
           title: 'A dead-lettered record',

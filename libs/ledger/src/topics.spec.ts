@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { autoReplication, ledgerTopicSpecs, resolveReplication, TOPICS } from './topics';
 
 describe(ledgerTopicSpecs.name, () => {
-  it('names the three topics of the contract', () => {
+  it('names the four topics of the contract', () => {
     expect(TOPICS).toEqual({
       usage: 'tally.usage.v1',
       decision: 'tally.decision.v1',
+      lease: 'tally.lease.v1',
       deadLetter: 'tally.dlq.v1',
     });
   });
@@ -26,6 +27,12 @@ describe(ledgerTopicSpecs.name, () => {
         replicationFactor: 3,
         configs: { 'min.insync.replicas': '2' },
       },
+      {
+        topic: 'tally.lease.v1',
+        partitions: 6,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2' },
+      },
       { topic: 'tally.dlq.v1', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
     ]);
   });
@@ -33,7 +40,7 @@ describe(ledgerTopicSpecs.name, () => {
   it('asks one in-sync replica of a single-node cluster', () => {
     const sut = ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 });
 
-    expect(sut.map((s) => s.configs?.['min.insync.replicas'])).toEqual(['1', '1', '1']);
+    expect(sut.map((s) => s.configs?.['min.insync.replicas'])).toEqual(['1', '1', '1', '1']);
   });
 });
 
@@ -49,8 +56,9 @@ describe(resolveReplication.name, () => {
       replicationFactor: 3,
       configs: { 'retention.ms': '-1', 'min.insync.replicas': '2' },
     });
-    expect(sut(3).map((s) => s.configs?.['min.insync.replicas'])).toEqual(['2', '2', '2']);
+    expect(sut(3).map((s) => s.configs?.['min.insync.replicas'])).toEqual(['2', '2', '2', '2']);
     expect(sut(1).map((s) => [s.replicationFactor, s.configs?.['min.insync.replicas']])).toEqual([
+      [1, '1'],
       [1, '1'],
       [1, '1'],
       [1, '1'],

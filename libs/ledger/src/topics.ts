@@ -6,6 +6,8 @@ export const TOPICS = {
   usage: 'tally.usage.v1',
   /** Every decision, denials included (repeated denials coalesced per second). */
   decision: 'tally.decision.v1',
+  /** Releases of concurrency leases (not usage; the projector does not read them). */
+  lease: 'tally.lease.v1',
   /** Records a consumer could not process, kept for inspection and replay. */
   deadLetter: 'tally.dlq.v1',
 } as const;
@@ -29,6 +31,7 @@ export function ledgerTopicSpecs(options: {
   return [
     { topic: TOPICS.usage, ...base, configs: { 'retention.ms': '-1', ...minIsr } },
     { topic: TOPICS.decision, ...base, configs: { ...minIsr } },
+    { topic: TOPICS.lease, ...base, configs: { ...minIsr } },
     { topic: TOPICS.deadLetter, ...base, configs: { ...minIsr } },
   ];
 }

@@ -47,6 +47,7 @@ export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): 
           break;
         }
         case 'token_bucket':
+        case 'concurrency': // leases in flight, not a sum of usage: nothing to rebuild
           break;
       }
     }

@@ -1,6 +1,6 @@
 import { TOPICS } from '@tally/ledger';
 import { describe, expect, it } from 'vitest';
-import { CLOUDEVENTS_CONTENT_TYPE } from '@tally/events';
+import { CLOUDEVENTS_CONTENT_TYPE, parseLeaseEvent } from '@tally/events';
 import { chunkTopicMessages, planOutboxBatch } from './outbox-batch';
 import type { StreamEntry } from './stream-entries';
 
@@ -73,6 +73,70 @@ describe(planOutboxBatch.name, () => {
     expect(dlq?.messages[0].headers?.['tally-dlq-reason']).toMatch(/unknown payload version 2/);
     expect(JSON.parse(String(dlq?.messages[0].value))).toMatchObject({ id: '5-0', fields: bad.fields });
     expect(sut.acks.get('tally:v1:{s2}:outbox')).toEqual(['5-0']);
+  });
+});
+
+describe(`${planOutboxBatch.name}: release entries`, () => {
+  const lease = {
+    v: 1,
+    lease_id: `s1-${ID}`,
+    id: ID,
+    policy_set_version: 'set-1',
+    tenant: 'acme',
+    selectors: { tenant: 'acme' },
+    units: 2,
+    windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
+  };
+
+  it('makes one valid tally.lease.v1 event of a release entry, keyed by tenant, and no usage', () => {
+    const release: StreamEntry = {
+      stream: 'tally:v1:{s1}:outbox',
+      id: '7-0',
+      fields: { l: JSON.stringify(lease), t: '1764493200456' },
+    };
+
+    const sut = planOutboxBatch([release]);
+
+    expect(sut.published).toEqual({ [TOPICS.lease]: 1 });
+    const message = sut.topicMessages[0].messages[0];
+    expect(message.key).toBe('acme');
+    const event = parseLeaseEvent(String(message.value));
+    expect(event.ok).toBe(true);
+    expect(event.ok && event.event).toEqual({
+      specversion: '1.0',
+      id: ID,
+      source: 'tally/decision-api',
+      type: 'tally.lease.v1',
+      time: '2025-11-30T09:00:00.456Z',
+      subject: 'jobs/acme',
+      datacontenttype: 'application/json',
+      data: {
+        policy_set_version: 'set-1',
+        tenant: 'acme',
+        selectors: { tenant: 'acme' },
+        lease_id: `s1-${ID}`,
+        decision_id: ID,
+        units: 2,
+        outcome: 'released',
+        windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
+      },
+    });
+    expect(sut.acks.get('tally:v1:{s1}:outbox')).toEqual(['7-0']);
+  });
+
+  it('dead-letters a release entry it cannot read', () => {
+    const bad: StreamEntry = {
+      stream: 'tally:v1:{s1}:outbox',
+      id: '8-0',
+      fields: { l: JSON.stringify({ ...lease, v: 9 }), t: '1' },
+    };
+
+    const sut = planOutboxBatch([bad]);
+
+    expect(sut.deadLettered).toBe(1);
+    expect(sut.topicMessages[0].messages[0].headers?.['tally-dlq-reason']).toMatch(
+      /unknown lease payload version 9/,
+    );
   });
 });
 

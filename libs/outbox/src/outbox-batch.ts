@@ -2,10 +2,12 @@ import {
   CLOUDEVENTS_CONTENT_TYPE,
   decisionEventFromOutbox,
   kafkaKeyOf,
+  leaseEventFromOutbox,
   OutboxEntryError,
   usageEventFromOutbox,
   type DeadLetterHeadersV1,
   type DecisionEventV1,
+  type LeaseEventV1,
   type UsageEventV1,
 } from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
@@ -24,14 +26,15 @@ export interface OutboxBatchPlan {
 }
 
 /**
- * Pure: turns outbox entries into events. Each entry gives a decision event, and a usage event when
- * it spent something. An entry that is not a valid outbox entry is dead-lettered with its reason and
+ * Pure: turns outbox entries into events. Each decision entry gives a decision event, and a usage
+ * event when it spent something; each release entry a lease event. An entry that is not a valid outbox entry is dead-lettered with its reason and
  * its raw fields: acknowledged like the others (a poison entry must not stall its shard forever) but
  * never dropped silently.
  */
 export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPlan {
   const usage: LedgerMessage[] = [];
   const decision: LedgerMessage[] = [];
+  const lease: LedgerMessage[] = [];
   const dead: LedgerMessage[] = [];
   const acks = new Map<string, string[]>();
   for (const entry of entries) {
@@ -40,6 +43,11 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
     acks.set(entry.stream, ids);
     const fields = entry.fields;
     try {
+      // A release entry (written by release.lua) carries `l` instead of a decision's `p`.
+      if (fields.l !== undefined) {
+        lease.push(eventMessage(leaseEventFromOutbox({ l: fields.l, t: fields.t ?? '' })));
+        continue;
+      }
       const raw = { p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' };
       const usageEvent = usageEventFromOutbox(raw);
       const decisionEvent = decisionEventFromOutbox(raw);
@@ -53,6 +61,7 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
   const topicMessages = [
     { topic: TOPICS.usage, messages: usage },
     { topic: TOPICS.decision, messages: decision },
+    { topic: TOPICS.lease, messages: lease },
     { topic: TOPICS.deadLetter, messages: dead },
   ].filter((t) => t.messages.length > 0);
   return {
@@ -63,7 +72,7 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
   };
 }
 
-export function eventMessage(event: UsageEventV1 | DecisionEventV1): LedgerMessage {
+export function eventMessage(event: UsageEventV1 | DecisionEventV1 | LeaseEventV1): LedgerMessage {
   return {
     key: kafkaKeyOf(event),
     value: JSON.stringify(event),

@@ -9,6 +9,7 @@ import {
   IsMapping,
   IsName,
   IsOneOf,
+  IsLeaseTtl,
   IsPeriod,
   IsPositiveInteger,
 } from './policy-file.rules';
@@ -29,6 +30,8 @@ export class WindowDto {
   @IsOneOf(ALGORITHMS) algorithm!: unknown;
   @IsPositiveInteger() limit!: unknown;
   @IsPeriod() period?: unknown;
+  /** `concurrency` only (and required there): how long a lease holds its units unless released. */
+  @IsLeaseTtl() lease_ttl?: unknown;
 }
 
 export class PolicyDto {

@@ -14,6 +14,8 @@ export const NAME_RULE = 'must match [a-z0-9][a-z0-9_.-]{0,63}';
 export const PERIOD_RULE = 'must be a duration between 1ms and 31d (e.g. 500ms, 1s, 1m, 1h, 1d)';
 /** The only period a calendar month window accepts; it may also be omitted. */
 export const MONTH_PERIOD = '1mo';
+/** The algorithm whose windows take `lease_ttl` instead of `period`. */
+const CONCURRENCY = 'concurrency';
 
 type Check = (value: unknown, args: ValidationArguments) => boolean;
 type Message = string | ((value: unknown, args: ValidationArguments) => string);
@@ -99,6 +101,9 @@ export function IsKeyDims(): PropertyDecorator {
  */
 export function IsPeriod(): PropertyDecorator {
   const problem = (v: unknown, window: object): string | undefined => {
+    if ((window as { algorithm?: unknown }).algorithm === CONCURRENCY) {
+      return v === undefined ? undefined : 'must be omitted for concurrency (its leases last lease_ttl)';
+    }
     if ((window as { algorithm?: unknown }).algorithm === 'calendar_month') {
       return v === undefined || v === MONTH_PERIOD
         ? undefined
@@ -111,6 +116,30 @@ export function IsPeriod(): PropertyDecorator {
   };
   return ValidateBy({
     name: 'isPeriod',
+    validator: {
+      validate: (v: unknown, args?: ValidationArguments) => problem(v, args?.object ?? {}) === undefined,
+      defaultMessage: (args?: ValidationArguments) => problem(args?.value, args?.object ?? {}) ?? '',
+    },
+  });
+}
+
+export const LEASE_TTL_RULE = 'must be a duration between 1ms and 31d (e.g. 30s, 5m)';
+
+/**
+ * `lease_ttl`: required by a `concurrency` window (a lease nobody releases must end by itself, or a
+ * crashed caller would hold its units forever) and meaningless, so refused, on every other window.
+ */
+export function IsLeaseTtl(): PropertyDecorator {
+  const problem = (v: unknown, window: object): string | undefined => {
+    if ((window as { algorithm?: unknown }).algorithm !== CONCURRENCY) {
+      return v === undefined ? undefined : 'is only valid with algorithm concurrency';
+    }
+    if (v === undefined) return 'is required for concurrency';
+    const ms = typeof v === 'string' ? parseDuration(v) : undefined;
+    return ms !== undefined && ms >= MIN_PERIOD_MS && ms <= MAX_PERIOD_MS ? undefined : LEASE_TTL_RULE;
+  };
+  return ValidateBy({
+    name: 'isLeaseTtl',
     validator: {
       validate: (v: unknown, args?: ValidationArguments) => problem(v, args?.object ?? {}) === undefined,
       defaultMessage: (args?: ValidationArguments) => problem(args?.value, args?.object ?? {}) ?? '',

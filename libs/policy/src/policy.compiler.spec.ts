@@ -32,6 +32,12 @@ const BAD: Record<string, string[]> = {
   'calendar-month-with-duration.yaml': [
     'policies[0].windows[0].period: must be 1mo (or omitted) for calendar_month',
   ],
+  'concurrency-lease-ttl.yaml': [
+    'policies[0].windows[0].lease_ttl: is required for concurrency',
+    'policies[0].windows[1].period: must be omitted for concurrency (its leases last lease_ttl)',
+    'policies[0].windows[2].lease_ttl: must be a duration between 1ms and 31d (e.g. 30s, 5m)',
+    'policies[0].windows[3].lease_ttl: is only valid with algorithm concurrency',
+  ],
   'duplicate-policy-names.yaml': ['policies[2].name: duplicate policy name "same" (first at policies[0])'],
   'duplicate-window-names.yaml': [
     'policies[0].windows[1].name: duplicate window name "w" in this policy (first at windows[0])',
@@ -74,7 +80,7 @@ const BAD: Record<string, string[]> = {
   'repeated-key-dim.yaml': ['policies[0].key: must not repeat a dim'],
   'root-not-a-mapping.yaml': ['(root): must be a mapping with a "policies" list'],
   'unknown-algorithm.yaml': [
-    'policies[1].windows[0].algorithm: must be one of fixed_window, sliding_window, token_bucket, calendar_month',
+    'policies[1].windows[0].algorithm: must be one of fixed_window, sliding_window, token_bucket, calendar_month, concurrency',
   ],
   'unknown-fields.yaml': [
     'version: unknown field',
@@ -179,6 +185,24 @@ describe(compilePolicyFile.name, () => {
       algorithm: 'calendar_month',
       limit: 20_000,
     });
+  });
+
+  it('compiles a concurrency window with its lease_ttl as the period', () => {
+    const text = [
+      'policies:',
+      '  - name: jobs',
+      '    key: [tenant]',
+      '    windows:',
+      '      - { name: inflight, role: burst, algorithm: concurrency, limit: 10, lease_ttl: 30s }',
+      '      - { name: rate, role: sustained, algorithm: fixed_window, limit: 100, period: 1m }',
+    ].join('\n');
+
+    const sut = compilePolicyFile(text);
+
+    expect(sut.ok && sut.set.policies[0].windows).toEqual([
+      { name: 'inflight', role: 'burst', algorithm: 'concurrency', limit: 10, periodMs: 30_000 },
+      { name: 'rate', role: 'sustained', algorithm: 'fixed_window', limit: 100, periodMs: 60_000 },
+    ]);
   });
 
   it('keeps groups, shadow and disabled flags', () => {

@@ -72,7 +72,12 @@ function compileWindow(w: WindowDto): WindowSpec {
     role: w.role as WindowRole,
     algorithm,
     limit: w.limit as number,
-    periodMs: algorithm === 'calendar_month' ? MAX_PERIOD_MS : (parseDuration(w.period as string) as number),
+    periodMs:
+      algorithm === 'calendar_month'
+        ? MAX_PERIOD_MS
+        : algorithm === 'concurrency'
+          ? (parseDuration(w.lease_ttl as string) as number)
+          : (parseDuration(w.period as string) as number),
   });
 }
 

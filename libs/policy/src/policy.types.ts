@@ -8,12 +8,20 @@
 export const SELECTOR_DIMS = ['tenant', 'principal', 'token', 'client', 'route'] as const;
 export type SelectorDim = (typeof SELECTOR_DIMS)[number];
 
-export const ALGORITHMS = ['fixed_window', 'sliding_window', 'token_bucket', 'calendar_month'] as const;
+export const ALGORITHMS = [
+  'fixed_window',
+  'sliding_window',
+  'token_bucket',
+  'calendar_month',
+  'concurrency',
+] as const;
 /**
  * - `fixed_window`: a counter per aligned period; resets at the period boundary.
  * - `sliding_window`: two fixed buckets; the previous one weighted by how much of it still overlaps.
  * - `token_bucket`: capacity = limit, refill = limit/period, continuous.
  * - `calendar_month`: a fixed window aligned to UTC calendar months (period is ignored).
+ * - `concurrency`: at most `limit` units in flight; a passing decision holds them under a lease until
+ *   it is released or its `lease_ttl` (kept in `periodMs`) ends.
  */
 export type Algorithm = (typeof ALGORITHMS)[number];
 
@@ -31,7 +39,10 @@ export interface WindowSpec {
   readonly algorithm: Algorithm;
   /** Units allowed per period (token bucket: capacity). Positive integer. */
   readonly limit: number;
-  /** Period in milliseconds, 1ms..31d. For `calendar_month` the nominal 31d; the engine aligns to months. */
+  /**
+   * Period in milliseconds, 1ms..31d. For `calendar_month` the nominal 31d; the engine aligns to months.
+   * For `concurrency` the lease TTL (`lease_ttl`): how long a lease holds its units at most.
+   */
   readonly periodMs: number;
 }
 

@@ -16,7 +16,14 @@ export const BENCH_POLICY = {
   },
 };
 
-export function benchPolicyYaml() {
+/**
+ * The script cost phase's variant with a third window, `concurrency` (a limit never reached, leases
+ * of BENCH_LEASE_TTL (1s) never released: each commit also reclaims the leases that expired since), to price a
+ * concurrency window and its lease record against the same two windows without it.
+ */
+const CONCURRENCY_WINDOW = `      - { name: inflight, role: burst, algorithm: concurrency, limit: 1000000000, lease_ttl: ${process.env.BENCH_LEASE_TTL ?? '1s'} }`;
+
+export function benchPolicyYaml({ concurrency = false } = {}) {
   const { name, burst, sustained } = BENCH_POLICY;
   const window = (role, w) =>
     `      - { name: ${w.name}, role: ${role}, algorithm: ${w.algorithm}, limit: ${w.limit}, period: ${w.periodMs}ms }`;
@@ -28,6 +35,7 @@ export function benchPolicyYaml() {
     '    windows:',
     window('burst', burst),
     window('sustained', sustained),
+    ...(concurrency ? [CONCURRENCY_WINDOW] : []),
     '    max_cost: 100',
     '    on_backend_failure: fail_closed',
     '',
@@ -37,16 +45,18 @@ export function benchPolicyYaml() {
 /** A fixed version in the payload (same length as the policy file's content hash). */
 const POLICY_SET_VERSION = '0123456789ab';
 let sequence = 0;
-let benchPolicySet;
+const benchPolicySets = new Map();
 
 /** Compiled on first use, so that importing `benchPolicyYaml` does not need a built tree. */
-function policySet() {
-  if (benchPolicySet === undefined) {
-    const compiled = loadBuilt('libs/policy/src/index.js').compilePolicyFile(benchPolicyYaml());
+function policySet(concurrency = false) {
+  if (!benchPolicySets.has(concurrency)) {
+    const compiled = loadBuilt('libs/policy/src/index.js').compilePolicyFile(
+      benchPolicyYaml({ concurrency }),
+    );
     if (!compiled.ok) throw new Error(`bench policy: ${JSON.stringify(compiled.errors)}`);
-    benchPolicySet = { ...compiled.set, version: POLICY_SET_VERSION };
+    benchPolicySets.set(concurrency, { ...compiled.set, version: POLICY_SET_VERSION });
   }
-  return benchPolicySet;
+  return benchPolicySets.get(concurrency);
 }
 
 /**
@@ -54,8 +64,11 @@ function policySet() {
  * policy, no idempotency key, Redis clock. The policy is planned whatever the route (as the old
  * hand-built arguments did), which also spares the ceiling the policy match.
  */
-export function decideArgs(engine, { tenant, principal, route = 'evaluate', cost = 1, shards = 64 }) {
-  const set = policySet();
+export function decideArgs(
+  engine,
+  { tenant, principal, route = 'evaluate', cost = 1, shards = 64, concurrency = false },
+) {
+  const set = policySet(concurrency);
   const selectors = tenant === undefined ? { principal, route } : { tenant, principal, route };
   // A counter, not a ULID: the ceiling spends nothing it does not have to (a ULID is in the API's cost).
   const decisionId = `01BENCH${String(++sequence).padStart(19, '0')}`;

@@ -25,7 +25,8 @@ const summary = (values) => {
 };
 
 /**
- * @param scripts `[{ name, path }]`, each run with decide.lua's arguments.
+ * @param scripts `[{ name, path, concurrency? }]`, each run with decide.lua's arguments (with
+ *   `concurrency`, those of the bench policy with a concurrency window added).
  * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
  */
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
@@ -42,7 +43,11 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
         for (let j = 0; j < 100; j++)
           pipeline.evalsha(
             loaded[i].sha,
-            ...decideArgs(engine, { tenant: 'bench', principal: `p${(n + j) % 500}` }),
+            ...decideArgs(engine, {
+              tenant: 'bench',
+              principal: `p${(n + j) % 500}`,
+              concurrency: loaded[i].concurrency === true,
+            }),
           );
         for (const [error, reply] of await pipeline.exec())
           if (error || reply[0] !== 1) throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);

@@ -6,6 +6,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { EventEmitter } from 'node:events';
 import type { TallyDecision, TallyDecisionRequest } from '../client.types';
 import { QUOTA_METADATA } from './client.constants';
 import type { QuotaOptions } from './quota.decorator';
@@ -22,7 +23,7 @@ const decided = new WeakSet<object>();
 
 /**
  * Asks Tally before a `@Quota` route runs. Allowed: the `RateLimit-*` headers go on the response and
- * the route runs. Refused: an `HttpException` with the decision's status (429, or 503 / 409 / 413)
+ * the route runs; a concurrency lease the decision took is released when the response is done. Refused: an `HttpException` with the decision's status (429, or 503 / 409 / 413)
  * and the `Retry-After` and `RateLimit-*` headers. Routes without `@Quota` pass untouched.
  */
 @Injectable()
@@ -45,9 +46,27 @@ export class TallyGuard implements CanActivate {
     decided.add(req);
 
     const decision = await this.decide(quota, req);
-    setResponseHeaders(http.getResponse<unknown>(), decision.rateLimitHeaders);
-    if (decision.allowed) return true;
+    const res = http.getResponse<unknown>();
+    setResponseHeaders(res, decision.rateLimitHeaders);
+    if (decision.allowed) {
+      if (decision.lease !== undefined) this.releaseWhenDone(res, decision.lease.id);
+      return true;
+    }
     throw new HttpException(refusalBody(decision), decision.status);
+  }
+
+  /**
+   * A concurrency lease is held while the route runs and given back when the response is done: sent,
+   * failed, or its connection gone (`close` fires for all three). A release Tally cannot take leaves
+   * the lease to end at its expiry; it never fails the response, which is already out.
+   */
+  private releaseWhenDone(res: unknown, leaseId: string): void {
+    // Fastify hands Nest its reply (the Node response is `raw`); Express, the Node response itself.
+    const raw = ((res as { raw?: unknown }).raw ?? res) as Partial<EventEmitter>;
+    if (typeof raw.once !== 'function') return;
+    raw.once('close', () => {
+      this.client.release(leaseId).catch(() => undefined);
+    });
   }
 
   private async decide(quota: QuotaOptions, req: object): Promise<TallyDecision> {

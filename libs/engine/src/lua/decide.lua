@@ -14,6 +14,7 @@ ARGV:
   ARGV[6]  W, the number of windows
   then 5 per window i, at 6 + 5(i-1) + 1..5:
     algorithm  f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
+               n = concurrency (period = lease TTL; see "Concurrency windows and leases" below)
     limit      positive integer
     period     ms
     mode       0 = enforce; k > 0 = window of the k-th shadow policy
@@ -100,6 +101,98 @@ local function utc_month(ms)
   return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
 end
 
+-- ===== Concurrency windows and leases (algorithm 'n') =====================================
+-- A concurrency window's key (KEYS[2+i]) is a sorted set: one member `<lease id>|<units>` per lease,
+-- scored by its expiry (ms), and the member `#` scored minus the units in flight (never > 0, so the
+-- expiry range `(0, now]` never holds it, and one range read `[-inf, now]` returns `#` and every
+-- expired lease). A lease expired by `now` no longer counts, whether or not it was removed yet:
+-- evaluation discounts it, the next commit removes it and writes `#` without it in the same step, or a
+-- release removes it (ZREM) and adds its units back: exactly one of them finds it.
+-- A decision with concurrency windows (and cost > 0) also passes, after every other key, its lease
+-- record KEYS[#KEYS], and after the windows' ARGV: the lease id, the release event payload. The
+-- record is one string (one SET with its expiry): `<expires>\n<units>\n<released at, or empty>\n
+-- <window keys, tab-separated>\n<payload>` (release.lua reads it).
+-- The lease lasts the shortest lease TTL (period) among the decision's concurrency windows.
+local lease_ttl = nil
+local lease_keys = nil
+for i = 1, w_count do
+  local a = 6 + 5 * (i - 1)
+  if ARGV[a + 1] == 'n' then
+    local p = tonumber(ARGV[a + 3])
+    if not lease_ttl or p < lease_ttl then lease_ttl = p end
+  end
+end
+
+local function lease_units(member)
+  return tonumber(string.match(member, '|(%d+)$')) or 0
+end
+
+-- Reads one concurrency window: units in flight (live leases), units of expired leases not yet
+-- removed, and { reset_ms (until every live lease has expired), retry_ms (until enough live leases
+-- have expired for `cost` to fit; 0 when it fits), the latest expiry }.
+local function conc_read(key, limit)
+  local total, expired = 0, 0
+  local head = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES')
+  for j = 1, #head, 2 do
+    if head[j] == '#' then total = -tonumber(head[j + 1]) else expired = expired + lease_units(head[j]) end
+  end
+  local inflight = total - expired
+  local reset, retry, last = 0, 0, 0
+  if inflight > 0 then
+    local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    if top[2] then last = tonumber(top[2]) end
+    reset = math.max(0, last - now)
+    local need = inflight + cost - limit
+    if need > 0 then
+      -- Each lease holds at least one unit: `need` members are always enough to look at.
+      local live = redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, need)
+      retry = reset
+      for j = 1, #live, 2 do
+        need = need - lease_units(live[j])
+        if need <= 0 then
+          retry = math.max(1, tonumber(live[j + 1]) - now)
+          break
+        end
+      end
+    end
+  end
+  return inflight, expired, { reset, retry, last }
+end
+
+-- The window's verdict, shaped like evaluate()'s: no ttl (conc_commit sets the key's own expiry).
+local function conc_evaluate(limit, inflight, times, c)
+  if inflight + c > limit then
+    return false, math.max(0, limit - inflight), times[1], times[2], nil
+  end
+  local reset = times[1]
+  if c > 0 and reset < lease_ttl then reset = lease_ttl end
+  return true, limit - inflight - c, reset, 0, nil
+end
+
+-- Takes the lease's units in one window (allowed decisions only), reclaiming expired leases: the new
+-- lease and the new `#` in one ZADD.
+local function conc_commit(key, inflight, expired, times)
+  if expired > 0 then redis.call('ZREMRANGEBYSCORE', key, '(0', now) end
+  local expires = now + lease_ttl
+  redis.call('ZADD', key, expires, ARGV[6 + 5 * w_count + 1] .. '|' .. num(cost), num(-(inflight + cost)), '#')
+  -- The set outlives its longest lease (a reload may have shortened the TTL since an older one).
+  redis.call('PEXPIRE', key, math.max(expires, times[3]) - now)
+  lease_keys = lease_keys or {}
+  lease_keys[#lease_keys + 1] = key
+end
+
+-- After an allowed commit: writes the lease record and appends the lease's expiry to the reply (the
+-- idempotency record stores it with the windows, so a replay answers the same lease).
+local function lease_finish(reply)
+  if not lease_keys then return end
+  local expires = now + lease_ttl
+  -- Kept one TTL past the expiry: a late release is told "expired", not "unknown".
+  redis.call('SET', KEYS[#KEYS], num(expires) .. '\n' .. num(cost) .. '\n\n' .. table.concat(lease_keys, '\t')
+    .. '\n' .. ARGV[6 + 5 * w_count + 2], 'PX', 2 * lease_ttl)
+  reply[#reply + 1] = expires
+end
+-- ===== end of concurrency windows and leases ===================================================
+
 -- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, ttl_ms and the
 -- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
 -- return values: this runs for every window of every decision, and a table per window is garbage the
@@ -123,6 +216,7 @@ end
 
 -- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
 local function evaluate(alg, limit, period, s1, s2, s3, cost)
+  if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
   if alg == 'f' then
     -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
     local bucket = floor(now / period)
@@ -207,6 +301,8 @@ for i = 1, w_count do
   elseif alg == 's' then
     local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p')
     s1, s2, s3 = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
+  elseif alg == 'n' then
+    s1, s2, s3 = conc_read(KEYS[2 + i], limit)
   else
     local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c')
     s1, s2 = tonumber(st[1]), tonumber(st[2])
@@ -294,6 +390,8 @@ for i = 1, w_count do
       redis.call('HSET', key, 't', num(W[wi + 2]), 'ts', num(W[wi + 3]))
     elseif alg == 's' then
       redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]), 'p', num(W[wi + 4]))
+    elseif alg == 'n' then
+      conc_commit(key, R[r + 5], R[r + 6], R[r + 7])
     else
       redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]))
     end
@@ -306,6 +404,7 @@ for i = 1, w_count do
 end
 
 local reply = reply_windows({ 1, now, 0, 0, '' })
+lease_finish(reply)
 if idem_key then
   local windows = {}
   for k = 6, #reply do windows[k - 5] = reply[k] end

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { EngineService } from './engine.service';
+import { leaseKey, parseLeaseId, shardKeys } from './keys';
+
+/**
+ * Giving a lease back (`POST /v1/leases/{id}:release`). The id names the lease's shard and decision
+ * (`parseLeaseId`), so the record is found with no lookup; release.lua returns the units to every
+ * window the lease holds and appends a release event to the shard's outbox, in one step.
+ *
+ * Releasing twice is an idempotent no-op (`already_released`, nothing changes): a caller whose first
+ * release timed out can simply retry. A lease released after its expiry is `expired`: its units came
+ * back at expiry and nothing else happens.
+ */
+export type LeaseRelease =
+  | {
+      readonly ok: true;
+      readonly outcome: 'released' | 'already_released' | 'expired';
+      readonly leaseId: string;
+      readonly expiresAtMs: number;
+      /** When it was released: now, or by the earlier call; absent for `expired`. */
+      readonly releasedAtMs?: number;
+    }
+  | {
+      readonly ok: false;
+      readonly kind: 'invalid' | 'not_found' | 'forbidden' | 'unavailable';
+      readonly code: 'lease.invalid_id' | 'lease.not_found' | 'auth.forbidden' | `backend.${string}`;
+      readonly message: string;
+    };
+
+@Injectable()
+export class LeaseService {
+  constructor(private readonly engine: EngineService) {}
+
+  /** `tenants`: the caller token's tenant allow-list, or null when it may act for every tenant. */
+  async release(leaseId: string, tenants: readonly string[] | null): Promise<LeaseRelease> {
+    const parsed = parseLeaseId(leaseId);
+    if (parsed === null)
+      return {
+        ok: false,
+        kind: 'invalid',
+        code: 'lease.invalid_id',
+        message: 'a lease id is s<shard>-<decision id>, as the decision answered it',
+      };
+    const shard = shardKeys(parsed.shard);
+    const keys = { record: leaseKey(shard, parsed.decisionId), outbox: shard.outbox };
+    const step = await this.engine.release(keys, leaseId, tenants);
+    if (!step.ok)
+      return {
+        ok: false,
+        kind: 'unavailable',
+        code: `backend.${step.failure.slice('backend_'.length)}`,
+        message: step.failure,
+      };
+    const { status, expiresAtMs, releasedAtMs } = step.value;
+    switch (status) {
+      case 'unknown':
+        return {
+          ok: false,
+          kind: 'not_found',
+          code: 'lease.not_found',
+          message: 'no such lease (never taken, or gone one lease TTL after its expiry)',
+        };
+      case 'forbidden':
+        return {
+          ok: false,
+          kind: 'forbidden',
+          code: 'auth.forbidden',
+          message: 'this token may not act for the tenant of this lease',
+        };
+      case 'expired':
+        return { ok: true, outcome: 'expired', leaseId, expiresAtMs };
+      case 'released':
+      case 'already_released':
+        return { ok: true, outcome: status, leaseId, expiresAtMs, releasedAtMs };
+    }
+  }
+}
