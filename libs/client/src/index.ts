@@ -15,6 +15,8 @@ export type {
   TallyDenyReason,
   TallyFailMode,
   TallyFieldError,
+  TallyLocalFallbackOptions,
+  TallyLocalWindow,
   TallyPolicy,
   TallyQuota,
   TallyRateLimit,
