@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TallyLocalFallbackOptions, TallyLocalWindow } from './client.types';
 import { LocalFallback, LOCAL_POLICY } from './local-fallback';
+import { TallyClient } from './tally.client';
 import { UNFIT_RETRY_AFTER_MS } from './local-limiter';
 
 const MINUTE = 60_000;
@@ -125,5 +126,18 @@ describe(LocalFallback.name, () => {
     expect(() => new LocalFallback({ windows: [{ ...perMinute, limit: 0 }] })).toThrow(
       'localFallback.windows[0]: limit and periodMs must be integers ≥ 1',
     );
+  });
+
+  it('is required by failMode local, on the client or per call, before anything is sent', async () => {
+    const options = { baseUrl: 'http://127.0.0.1:1', token: 'caller-token' };
+    expect(() => new TallyClient({ ...options, failMode: 'local' })).toThrow(
+      'failMode "local" needs the localFallback option (its windows)',
+    );
+    const sut = new TallyClient(options);
+    await expect(sut.decide(ask(), { failMode: 'local' })).rejects.toThrow('needs the localFallback option');
+    await expect(sut.decideBatch([ask()], { failMode: 'local' })).rejects.toThrow(
+      'needs the localFallback option',
+    );
+    sut.close();
   });
 });

@@ -43,6 +43,7 @@ export class TallyClient {
 
   /** `POST /v1/decisions`. */
   async decide(request: TallyDecisionRequest, options: TallyCallOptions = {}): Promise<TallyDecision> {
+    this.checkFailMode(options);
     const retry = request.idempotency_key !== undefined;
     const answer = await this.post('v1/decisions', request, retry, options);
     if (answer instanceof TransportFailure) return this.unanswered(request, answer.failure, options);
@@ -66,6 +67,7 @@ export class TallyClient {
     requests: readonly TallyDecisionRequest[],
     options: TallyCallOptions = {},
   ): Promise<TallyBatchItem[]> {
+    this.checkFailMode(options);
     const retry = requests.length > 0 && requests.every((r) => r.idempotency_key !== undefined);
     const answer = await this.post('v1/decisions:batch', { requests }, retry, options);
     const unanswered = (failure: TransportFailure['failure']): TallyBatchItem[] =>
@@ -94,6 +96,12 @@ export class TallyClient {
     if (this.local === undefined)
       throw new Error('failMode "local" needs the localFallback option (its windows)');
     return this.local.decide(request, failure);
+  }
+
+  /** A per-call `local` without a limiter is a bug: said at once, not only once Tally is down. */
+  private checkFailMode(options: TallyCallOptions): void {
+    if (options.failMode === 'local' && this.local === undefined)
+      throw new Error('failMode "local" needs the localFallback option (its windows)');
   }
 
   /** Closes the keep-alive sockets. */
