@@ -1,7 +1,8 @@
 /**
  * The decision API with its Redis unreachable (a port nothing listens on, so the shared Redis is
  * never touched): fail_closed refuses with 503 and the cause, fail_open lets traffic through marked
- * degraded, readiness says so, and neither is ever confused with quota.
+ * degraded, local_fallback enforces from the API's own counters (denials are 429 by quota, marked
+ * degraded), readiness says so, and a backend failure is never confused with quota.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@tally/testing';
@@ -14,7 +15,7 @@ import {
 } from './support/decision-api.harness';
 
 const run = uniqueName('e2e-down');
-const P = { closed: `${run}-closed`, open: `${run}-open` };
+const P = { closed: `${run}-closed`, open: `${run}-open`, local: `${run}-local` };
 const BACKEND_REASONS = ['backend_timeout', 'backend_unavailable', 'backend_error'];
 
 let sut: DecisionApiHarness;
@@ -37,7 +38,15 @@ policies:
     windows:
       - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }
     on_backend_failure: fail_open
+  - name: ${P.local}
+    match: { route: local }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 3, period: 1h }
+    on_backend_failure: local_fallback
+    local_fallback_overflow: fail_open
 `,
+    env: { TALLY_LOCAL_FALLBACK_SHARE: '1' },
   });
 });
 afterAll(async () => {
@@ -63,6 +72,51 @@ describe(DecisionApiModule.name, () => {
       expect(res.body).toMatchObject({ allowed: true, degraded: true, reason: null, code: null });
       expect(BACKEND_REASONS).toContain(res.body.degraded_cause);
       expect(res.headers.get('retry-after')).toBeNull();
+    });
+
+    it('enforces a local_fallback policy from its own counters: the limit allowed, then 429 by quota', async () => {
+      const tenant = uniqueName('t');
+      const ask = () => sut.decide<DecisionBody>({ selectors: { tenant, route: 'local' } });
+
+      const allowed = [await ask(), await ask(), await ask()];
+      const denied = await ask();
+
+      for (const res of allowed) {
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ allowed: true, degraded: true, reason: null });
+        expect(BACKEND_REASONS).toContain(res.body.degraded_cause);
+      }
+      expect(allowed[2].headers.get('ratelimit-remaining')).toBe('0');
+      expect(denied.status).toBe(429);
+      expect(denied.body).toMatchObject({
+        allowed: false,
+        reason: 'sustained_quota_exhausted',
+        code: 'quota.exceeded',
+        degraded: true,
+      });
+      expect(BACKEND_REASONS).toContain(denied.body.degraded_cause);
+      expect(Number(denied.headers.get('retry-after'))).toBeGreaterThan(1);
+      const metrics = await sut.metrics();
+      expect(
+        metricSum(metrics, 'tally_local_fallback_decisions_total', { policy: P.local, outcome: 'allowed' }),
+      ).toBe(3);
+      expect(
+        metricSum(metrics, 'tally_local_fallback_decisions_total', { policy: P.local, outcome: 'denied' }),
+      ).toBe(1);
+      expect(metricSum(metrics, 'tally_local_fallback_keys', {})).toBe(1);
+      expect(metricSum(metrics, 'tally_decisions_total', { policy: P.local, outcome: 'denied' })).toBe(1);
+    });
+
+    it('shows the fail mode and its overflow in the policy list', async () => {
+      const res = await sut.call<{ policies: Record<string, unknown>[] }>('GET', '/v1/policies', {
+        token: ADMIN_TOKEN,
+      });
+
+      expect(res.body.policies.find((p) => p.name === P.local)).toMatchObject({
+        on_backend_failure: 'local_fallback',
+        local_fallback_overflow: 'fail_open',
+      });
+      expect(res.body.policies.find((p) => p.name === P.open)).not.toHaveProperty('local_fallback_overflow');
     });
 
     it('answers the state endpoint with 503, not 500', async () => {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { EngineModule, EngineService } from '@tally/engine';
-import { HttpModule, httpOptionsFrom, openApiController } from '@tally/http';
+import { HttpModule, httpOptionsFrom, openApiController, workerCount } from '@tally/http';
 import { HealthRegistry, ObservabilityModule } from '@tally/observability';
 import { PolicyModule, PolicyStore } from '@tally/policy';
 import { DecisionMetrics, DecisionMetricsModule } from './decision-metrics';
@@ -32,6 +32,13 @@ export class DecisionApiModule {
             idempotencyTtlMs: config.idempotencyTtlMs,
             tokenSecret: config.tokenSecret,
             maxCost: config.maxCost,
+            localFallback: {
+              share:
+                config.localFallbackShare === 'auto'
+                  ? workerCount(config.workers)
+                  : config.localFallbackShare,
+              maxKeys: config.localFallbackMaxKeys,
+            },
             ...(config.redisWaitReplicas > 0 && {
               replicaWait: { replicas: config.redisWaitReplicas, timeoutMs: config.redisWaitTimeoutMs },
             }),

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { type BackendFailure, type BreakerState, type Decision, type DecisionObserver } from '@tally/engine';
+import {
+  type BackendFailure,
+  type BreakerState,
+  type Decision,
+  type DecisionObserver,
+  type LocalFallbackOutcome,
+} from '@tally/engine';
 import { METRICS_REGISTRY } from '@tally/observability';
 import { PolicyStore, type ReloadResult } from '@tally/policy';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -25,6 +31,8 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   private readonly policyVersion: Gauge<'version'>;
   private readonly degradedBuffered: Gauge;
   private readonly degradedDropped: Counter;
+  private readonly localFallback: Counter<'policy' | 'outcome'>;
+  private readonly localFallbackKeys: Gauge;
 
   constructor(
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -81,6 +89,17 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
       help: 'Degraded decisions whose ledger entry was dropped because the buffer was full',
       registers,
     });
+    this.localFallback = new Counter({
+      name: 'tally_local_fallback_decisions_total',
+      help: 'Decisions of local_fallback policies made from in-process counters while Redis failed, by policy and outcome (allowed|denied|overflow_open|overflow_closed)',
+      labelNames: ['policy', 'outcome'],
+      registers,
+    });
+    this.localFallbackKeys = new Gauge({
+      name: 'tally_local_fallback_keys',
+      help: 'Keys the local fallback limiter holds in memory (bounded by TALLY_LOCAL_FALLBACK_MAX_KEYS per worker)',
+      registers,
+    });
   }
 
   onModuleInit(): void {
@@ -116,6 +135,11 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     this.degradedDropped.inc(n);
   }
 
+  onLocalFallback(policy: string, outcome: LocalFallbackOutcome, keys: number): void {
+    this.localFallback.inc({ policy, outcome });
+    this.localFallbackKeys.set(keys);
+  }
+
   onBreaker(state: BreakerState): void {
     this.breaker.set(BREAKER_VALUE[state]);
   }
@@ -135,7 +159,8 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
 
 function outcomeOf(decision: Decision): string {
   if (decision.replayed) return 'replayed';
-  if (decision.degraded) return 'degraded';
+  // A local_fallback denial is degraded (not from Redis) but a denial all the same.
+  if (decision.degraded) return decision.allowed ? 'degraded' : 'denied';
   if (decision.allowed) return 'allowed';
   return decision.kind === 'denied' ? 'denied' : 'refused';
 }

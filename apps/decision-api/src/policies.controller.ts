@@ -45,6 +45,7 @@ export class PoliciesController implements OnModuleInit {
         enabled: p.enabled,
         max_cost: p.maxCost,
         on_backend_failure: p.onBackendFailure,
+        ...(p.localFallbackOverflow !== undefined && { local_fallback_overflow: p.localFallbackOverflow }),
         windows: p.windows.map((w) => ({
           name: w.name,
           role: w.role,

@@ -36,7 +36,17 @@ export const PolicyListSchema = Type.Object(
           mode: Mode,
           enabled: Type.Boolean(),
           max_cost: Type.Integer({ minimum: 0 }),
-          on_backend_failure: Type.Union([Type.Literal('fail_open'), Type.Literal('fail_closed')]),
+          on_backend_failure: Type.Union([
+            Type.Literal('fail_open'),
+            Type.Literal('fail_closed'),
+            Type.Literal('local_fallback'),
+          ]),
+          local_fallback_overflow: Type.Optional(
+            Type.Union([Type.Literal('fail_open'), Type.Literal('fail_closed')], {
+              description:
+                'Only with `local_fallback`: what a key gets when the in-memory key bound is full.',
+            }),
+          ),
           windows: Type.Array(
             Type.Object(
               {

@@ -118,7 +118,8 @@ export const DECISION_BODY_PROPERTIES = {
     description: 'How long to wait (429: until the cost fits; 503: a back-off); 0 when allowed.',
   }),
   degraded: Type.Boolean({
-    description: 'True when the backend failed and a fail_open policy let the request through uncounted.',
+    description:
+      'True when the backend failed and the answer did not come from Redis: a fail_open policy let the request through uncounted, or a local_fallback policy decided it from the API process’s own counters (allowed, or denied with 429).',
   }),
   degraded_cause: Type.Optional(BackendFailureSchema),
   replayed: Type.Boolean({

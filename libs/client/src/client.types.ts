@@ -94,7 +94,8 @@ export interface TallyClientFailure {
 /**
  * The answer to one decision: the decision body (as the contract defines it), its status and its
  * parsed headers. `decision_id` is null and `degraded_cause` may be `client_unreachable` only on a
- * result the client made itself under its fail mode.
+ * result the client made itself under its fail mode (with `local`: allowed, 429 or 503, its window
+ * numbers those of the client's own limiter, under the policy name `local_fallback`).
  */
 export type TallyDecision = Wire<Omit<DecisionBody, 'decision_id' | 'degraded_cause'>> & {
   /**
@@ -117,8 +118,47 @@ export type TallyDecision = Wire<Omit<DecisionBody, 'decision_id' | 'degraded_ca
   readonly failure?: TallyClientFailure;
 };
 
-/** What the client does when Tally does not answer: allow (degraded) or refuse (503). */
-export type TallyFailMode = 'open' | 'closed';
+/**
+ * What the client does when Tally does not answer: allow (degraded), refuse (503), or `local`: decide
+ * by its own bounded local limiter (`TallyClientOptions.localFallback`, which must then be set).
+ */
+export type TallyFailMode = 'open' | 'closed' | 'local';
+
+/** One window of the client's local limiter: the server's window maths, at the client's share. */
+export interface TallyLocalWindow {
+  /** Named in the result's `policies[0].windows` and the `RateLimit` header. */
+  readonly name: string;
+  /** The deny reason it gives: `burst_quota_exhausted` or `sustained_quota_exhausted`. */
+  readonly role: 'burst' | 'sustained';
+  /** As in a policy file (`calendar_month` is not offered client-side). */
+  readonly algorithm: 'fixed_window' | 'sliding_window' | 'token_bucket';
+  /** Units per period, for all the client processes together (each allows ⌊limit / share⌋). */
+  readonly limit: number;
+  /** Period in milliseconds. */
+  readonly periodMs: number;
+}
+
+/**
+ * The client's bounded local fallback: while Tally is unreachable, every key (by default a caller's
+ * selectors) may spend at most ⌊limit / share⌋ per window in this process, counted in memory.
+ */
+export interface TallyLocalFallbackOptions {
+  /** Every window a key must fit (all must allow). Non-empty. */
+  readonly windows: readonly TallyLocalWindow[];
+  /** How many client processes enforce at once; each allows ⌊limit / share⌋. Default 1. */
+  readonly share?: number;
+  /** Keys held in memory at most. Default 10,000. */
+  readonly maxKeys?: number;
+  /**
+   * A new key while every held key still counts: `open` allows it (degraded, uncounted), `closed`
+   * refuses it (503). Default `closed`: the bound never turns into "unlimited".
+   */
+  readonly overflow?: 'open' | 'closed';
+  /** The counter key of a request. Default: its selectors, names sorted (attributes and cost aside). */
+  readonly key?: (request: TallyDecisionRequest) => string;
+  /** The limiter's wall clock, epoch ms. Default `Date.now`; tests pass their own. */
+  readonly clock?: () => number;
+}
 
 export interface TallyClientOptions {
   /** Decision API origin, e.g. `http://tally:8080` (a path prefix is kept). */
@@ -129,6 +169,8 @@ export interface TallyClientOptions {
   readonly timeoutMs?: number;
   /** Applied when Tally is unreachable, times out or fails with a non-decision 5xx. Default `open`. */
   readonly failMode?: TallyFailMode;
+  /** The local limiter of fail mode `local` (required if any call uses it; nothing is held otherwise). */
+  readonly localFallback?: TallyLocalFallbackOptions;
   /** Keep-alive sockets per origin. Default 64. */
   readonly maxSockets?: number;
 }

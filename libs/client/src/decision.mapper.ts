@@ -70,7 +70,10 @@ export function interpretBatchItem(item: unknown): TallyBatchItem {
  * The client's own answer when Tally gave none. `open` lets the request through, marked degraded so
  * the caller can count or log it; `closed` refuses it like the server's fail_closed 503.
  */
-export function unreachableDecision(mode: TallyFailMode, failure: TallyClientFailure): TallyDecision {
+export function unreachableDecision(
+  mode: Exclude<TallyFailMode, 'local'>,
+  failure: TallyClientFailure,
+): TallyDecision {
   const base = { decision_id: null, replayed: false, policies: [], rateLimit: NO_RATE_LIMIT, failure };
   if (mode === 'open') {
     return {

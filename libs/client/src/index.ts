@@ -18,6 +18,8 @@ export type {
   TallyLease,
   TallyLeaseOptions,
   TallyLeaseRun,
+  TallyLocalFallbackOptions,
+  TallyLocalWindow,
   TallyPolicy,
   TallyQuota,
   TallyRateLimit,

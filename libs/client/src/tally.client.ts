@@ -12,6 +12,7 @@ import type {
 import { interpretBatchItem, interpretResponse, unreachableDecision } from './decision.mapper';
 import { interpretRelease } from './release.mapper';
 import { HttpTransport, TransportFailure, type RawResponse } from './http.transport';
+import { LocalFallback } from './local-fallback';
 
 const DEFAULT_TIMEOUT_MS = 200;
 const DEFAULT_MAX_SOCKETS = 64;
@@ -27,21 +28,29 @@ export class TallyClient {
   private readonly token: string;
   private readonly timeoutMs: number;
   private readonly failMode: TallyFailMode;
+  private readonly local: LocalFallback | undefined;
 
   constructor(options: TallyClientOptions) {
     this.transport = new HttpTransport(options.baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS);
     this.token = options.token;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.failMode = options.failMode ?? 'open';
+    this.local = options.localFallback === undefined ? undefined : new LocalFallback(options.localFallback);
+    if (this.failMode === 'local' && this.local === undefined)
+      throw new Error('failMode "local" needs the localFallback option (its windows)');
+  }
+
+  /** Keys the local fallback limiter holds in memory now (0 without `localFallback`). */
+  get localFallbackKeys(): number {
+    return this.local?.size ?? 0;
   }
 
   /** `POST /v1/decisions`. */
   async decide(request: TallyDecisionRequest, options: TallyCallOptions = {}): Promise<TallyDecision> {
+    this.checkFailMode(options);
     const retry = request.idempotency_key !== undefined;
     const answer = await this.post('v1/decisions', request, retry, options);
-    if (answer instanceof TransportFailure) {
-      return unreachableDecision(options.failMode ?? this.failMode, answer.failure);
-    }
+    if (answer instanceof TransportFailure) return this.unanswered(request, answer.failure, options);
     const interpreted = interpretResponse(answer.status, answer.rateLimitHeaders, answer.body);
     switch (interpreted.kind) {
       case 'decision':
@@ -49,7 +58,7 @@ export class TallyClient {
       case 'error':
         throw interpreted.error;
       case 'failure':
-        return unreachableDecision(options.failMode ?? this.failMode, interpreted.failure);
+        return this.unanswered(request, interpreted.failure, options);
     }
   }
 
@@ -62,11 +71,11 @@ export class TallyClient {
     requests: readonly TallyDecisionRequest[],
     options: TallyCallOptions = {},
   ): Promise<TallyBatchItem[]> {
+    this.checkFailMode(options);
     const retry = requests.length > 0 && requests.every((r) => r.idempotency_key !== undefined);
     const answer = await this.post('v1/decisions:batch', { requests }, retry, options);
-    const failMode = options.failMode ?? this.failMode;
     const unanswered = (failure: TransportFailure['failure']): TallyBatchItem[] =>
-      requests.map(() => ({ ok: true, decision: unreachableDecision(failMode, failure) }));
+      requests.map((r) => ({ ok: true, decision: this.unanswered(r, failure, options) }));
     if (answer instanceof TransportFailure) return unanswered(answer.failure);
     const results = (answer.body as { results?: unknown } | undefined)?.results;
     if (answer.status === 200 && Array.isArray(results) && results.length === requests.length) {
@@ -118,6 +127,25 @@ export class TallyClient {
           options.onReleaseError?.('error' in released ? released.error : released.failure, lease);
       }
     }
+  }
+
+  /** The fail mode's answer when Tally gave none (`local`: the local limiter decides, in call order). */
+  private unanswered(
+    request: TallyDecisionRequest,
+    failure: TransportFailure['failure'],
+    options: TallyCallOptions,
+  ): TallyDecision {
+    const mode = options.failMode ?? this.failMode;
+    if (mode !== 'local') return unreachableDecision(mode, failure);
+    if (this.local === undefined)
+      throw new Error('failMode "local" needs the localFallback option (its windows)');
+    return this.local.decide(request, failure);
+  }
+
+  /** A per-call `local` without a limiter is a bug: said at once, not only once Tally is down. */
+  private checkFailMode(options: TallyCallOptions): void {
+    if (options.failMode === 'local' && this.local === undefined)
+      throw new Error('failMode "local" needs the localFallback option (its windows)');
   }
 
   /** Closes the keep-alive sockets. */

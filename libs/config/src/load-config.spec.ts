@@ -43,6 +43,8 @@ describe(loadConfig.name, () => {
       backendTimeoutMs: 100,
       redisWaitReplicas: 0,
       redisWaitTimeoutMs: 100,
+      localFallbackShare: 'auto',
+      localFallbackMaxKeys: 100_000,
       maxCost: 1_000_000,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,
@@ -287,6 +289,14 @@ describe(loadConfig.name, () => {
       errors: [
         'TALLY_REDIS_WAIT_REPLICAS: must be an integer between 0 and 16 (got "17")',
         'TALLY_REDIS_WAIT_TIMEOUT_MS: must be an integer between 1 and 60000 (got "0")',
+      ],
+    },
+    {
+      case: 'a local fallback share of 0 and a key bound that is no number',
+      env: { ...SECRETS, TALLY_LOCAL_FALLBACK_SHARE: '0', TALLY_LOCAL_FALLBACK_MAX_KEYS: 'x' },
+      errors: [
+        'TALLY_LOCAL_FALLBACK_SHARE: must be "auto" or an integer between 1 and 100000 (got "0")',
+        'TALLY_LOCAL_FALLBACK_MAX_KEYS: must be an integer between 1 and 10000000 (got "x")',
       ],
     },
     {

@@ -211,6 +211,21 @@ export class TallyConfig {
   readonly redisWaitTimeoutMs!: number;
 
   /**
+   * `local_fallback` policies while Redis fails: how many processes enforce at once, each allowing
+   * ⌊limit / share⌋ per window; `auto`: this instance's worker count (TALLY_WORKERS). Set it to the
+   * workers of every instance together when several instances share the traffic.
+   */
+  @Env('TALLY_LOCAL_FALLBACK_SHARE', { kind: 'int-or-auto', default: 'auto' })
+  @ValidateIf((c: TallyConfig) => c.localFallbackShare !== 'auto')
+  @IntIn(1, 100_000, '"auto" or an integer')
+  readonly localFallbackShare!: number | 'auto';
+
+  /** Keys (policy, tenant, key value) the local fallback limiter holds per process; beyond: the policy's overflow. */
+  @Env('TALLY_LOCAL_FALLBACK_MAX_KEYS', { kind: 'int', default: '100000' })
+  @IntIn(1, 10_000_000)
+  readonly localFallbackMaxKeys!: number;
+
+  /**
    * The largest cost one decision may ask for, matched by a policy or not: above it 413
    * `cost.too_large`, nothing consumed (a policy's `max_cost` can only lower it). A million units is
    * a bulk charge for any unit a quota engine counts (requests, tokens, bytes in KiB), and it keeps

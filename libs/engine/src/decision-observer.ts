@@ -1,5 +1,6 @@
 import type { BreakerState } from './circuit-breaker';
 import type { BackendFailure, Decision } from './decision.types';
+import type { LocalFallbackOutcome } from './local-fallback';
 
 /**
  * Hooks for metrics and logs, so observability can subscribe without the engine depending on
@@ -19,4 +20,9 @@ export interface DecisionObserver {
   onDegradedBuffered?(size: number): void;
   /** `n` degraded decisions were dropped, the buffer being full: they never reach the ledger. */
   onDegradedDropped?(n: number): void;
+  /**
+   * A decision was made by the local fallback limiter (`local_fallback` policies, Redis failing):
+   * called once per such policy of it, with what it came to and the keys now held in memory.
+   */
+  onLocalFallback?(policy: string, outcome: LocalFallbackOutcome, keys: number): void;
 }

@@ -1,5 +1,5 @@
 import type { OutboxPayload } from '@tally/events';
-import type { DecisionPlan, PlanRefusal } from './decision-plan';
+import type { DecisionPlan, PlannedWindow, PlanRefusal } from './decision-plan';
 import type {
   BackendFailure,
   Decision,
@@ -104,11 +104,15 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
  * The backend failed. fail_closed anywhere → 503 with the cause; otherwise allowed uncounted,
  * `degraded: true`. Window numbers are unknown and reported as the full limit.
  */
-export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Decision {
+export function backendDecision(
+  plan: DecisionPlan,
+  cause: BackendFailure,
+  refuse: boolean = plan.failClosed,
+): Decision {
   const unknown = plan.windows.map((w) => ({ remaining: w.limit, resetMs: 0, wouldDeny: false }));
   const policies = describe(plan, unknown);
   const base = { decision_id: plan.decisionId, replayed: false, policies, binding: null };
-  if (plan.failClosed) {
+  if (refuse) {
     return {
       ...base,
       allowed: false,
@@ -134,6 +138,67 @@ export function backendDecision(plan: DecisionPlan, cause: BackendFailure): Deci
 /** The lease of an allowed decision as the wire shows it. */
 function leaseOf(id: string, expiresAtMs: number, nowMs: number): NonNullable<Decision['lease']> {
   return { id, expires_at: new Date(expiresAtMs).toISOString(), ttl_ms: Math.max(0, expiresAtMs - nowMs) };
+}
+
+/** What the local fallback limiter said of one window (`WindowResult` fits). */
+export interface LocalWindowNumbers {
+  readonly allowed: boolean;
+  readonly remaining: number;
+  readonly resetMs: number;
+  readonly retryAfterMs: number;
+}
+
+/**
+ * Decided by the local fallback limiter (`local-fallback.ts`) while Redis failed with `cause`: always
+ * `degraded` with that cause. Windows it evaluated report their numbers against this process's share
+ * of the limit; the others (fail_open or shadow policies) are unknown, reported at their full limit.
+ * `binding`: the denying window, when denied (429 with its role's reason, as the script denies).
+ */
+export function localDecision(
+  plan: DecisionPlan,
+  cause: BackendFailure,
+  windows: readonly PlannedWindow[],
+  numbers: ReadonlyMap<PlannedWindow, LocalWindowNumbers>,
+  binding: PlannedWindow | undefined,
+): Decision {
+  const results = windows.map((w) => {
+    const n = numbers.get(w);
+    return { remaining: n?.remaining ?? w.limit, resetMs: n?.resetMs ?? 0, wouldDeny: false };
+  });
+  const policies = describe(plan, results);
+  const base = {
+    decision_id: plan.decisionId,
+    replayed: false,
+    policies,
+    degraded: true,
+    degraded_cause: cause,
+  };
+  const denied = binding === undefined ? undefined : numbers.get(binding);
+  if (binding === undefined || denied === undefined)
+    return {
+      ...base,
+      allowed: true,
+      reason: null,
+      code: null,
+      retry_after_ms: 0,
+      kind: 'allowed',
+      binding: leastLeft(policies),
+    };
+  return {
+    ...base,
+    allowed: false,
+    reason: binding.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted',
+    code: 'quota.exceeded',
+    retry_after_ms: denied.retryAfterMs,
+    kind: 'denied',
+    binding: {
+      policy: binding.policy.name,
+      window: binding.name,
+      limit: binding.limit,
+      remaining: denied.remaining,
+      reset_ms: denied.resetMs,
+    },
+  };
 }
 
 function describe(plan: DecisionPlan, results: readonly ScriptWindow[]): DecisionPolicy[] {

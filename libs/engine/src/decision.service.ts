@@ -10,23 +10,38 @@ import { EngineService, type StepResult } from './engine.service';
 import type { ScriptOutcome } from './decide.script';
 import { DegradedLedger } from './degraded-ledger';
 import { describeState, type PolicyStateResult } from './policy-state';
+import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './local-fallback';
 
 /**
  * The decision use case (DESIGN §3): validate → plan → one script → answer. A request no policy
  * applies to is allowed with `policies: []`; with cost > 0 it still goes through the script, so its
  * idempotency and its usage event in the ledger work like any other (with cost 0 there is nothing to
  * peek and Redis is not asked). A degraded decision goes to the `DegradedLedger`, which appends it to
- * the outbox once Redis answers again.
+ * the outbox once Redis answers again. While Redis fails, `local_fallback` policies are enforced by
+ * `LocalFallback` (this process's bounded counters); the next successful step is Redis's answer again.
  */
 @Injectable()
 export class DecisionService {
+  private readonly local: LocalFallback;
+
   constructor(
     private readonly engine: EngineService,
     @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
     @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
     @Optional() private readonly degraded?: DegradedLedger,
-  ) {}
+  ) {
+    this.local = new LocalFallback(
+      options.localFallback ?? DEFAULT_LOCAL_FALLBACK,
+      options.clock ?? Date.now,
+      observer,
+    );
+  }
+
+  /** Keys the local fallback limiter holds in memory now (`local_fallback` policies). */
+  get localFallbackKeys(): number {
+    return this.local.size;
+  }
 
   async decide(request: DecisionRequest): Promise<Decision> {
     const started = performance.now();
@@ -116,8 +131,11 @@ export class DecisionService {
       this.degraded?.nudge();
       return scriptDecision(plan, step.value);
     }
-    const decision = backendDecision(plan, step.failure);
-    if (decision.degraded) this.degraded?.record(plan, step.failure);
+    const decision = this.local.applies(plan)
+      ? this.local.decide(plan, step.failure)
+      : backendDecision(plan, step.failure);
+    // Allowed while Redis failed (uncounted, or counted only here): owed to the ledger.
+    if (decision.degraded && decision.allowed) this.degraded?.record(plan, step.failure);
     return decision;
   }
 }

@@ -3,6 +3,7 @@ import type { BreakerOptions } from './circuit-breaker';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { RedisConnection } from '@tally/redis';
 import type { ReplicaWait } from './replica-wait';
+import type { LocalLimiterOptions } from './local-limiter';
 
 /**
  * The default global cost ceiling (`TALLY_MAX_COST`'s default): see `EngineOptions.maxCost`. Engines
@@ -38,6 +39,11 @@ export interface EngineOptions {
   readonly clock?: () => number;
   /** The buffer of degraded decisions waiting for Redis; see `DEFAULT_DEGRADED_LEDGER` for defaults. */
   readonly degradedLedger?: Partial<DegradedLedgerOptions>;
+  /**
+   * TALLY_LOCAL_FALLBACK_SHARE / TALLY_LOCAL_FALLBACK_MAX_KEYS: the in-process limiter of
+   * `local_fallback` policies (its share of every limit, its key bound). Default `DEFAULT_LOCAL_FALLBACK`.
+   */
+  readonly localFallback?: LocalLimiterOptions;
   /** Tests only: a fixed decision time passed to the script instead of the Redis clock (`TIME`). */
   readonly scriptNow?: () => number | undefined;
 }

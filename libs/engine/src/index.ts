@@ -13,6 +13,9 @@ export { DEFAULT_MAX_COST } from './engine.options';
 export type { EngineOptions, PolicySetSource } from './engine.options';
 export { ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE, DECISION_OBSERVER } from './engine.constants';
 export type { DecisionObserver } from './decision-observer';
+export { DEFAULT_LOCAL_FALLBACK } from './local-fallback';
+export type { LocalFallbackOutcome } from './local-fallback';
+export type { LocalLimiterOptions } from './local-limiter';
 export type { BreakerState, BreakerOptions } from './circuit-breaker';
 export type {
   BackendFailure,

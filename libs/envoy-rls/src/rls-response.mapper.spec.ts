@@ -227,6 +227,18 @@ describe(toRlsOutcome.name, () => {
     });
   });
 
+  it('answers OVER_LIMIT for a degraded denial (a local_fallback policy over its share while Redis fails)', () => {
+    const sut = toRlsOutcome(
+      [decision('denied', minute(0), { degraded: true, degraded_cause: 'backend_unavailable' })],
+      context,
+    );
+
+    expect(sut).toMatchObject({
+      kind: 'answer',
+      response: { overall_code: 'OVER_LIMIT', statuses: [{ code: 'OVER_LIMIT' }] },
+    });
+  });
+
   it.each(['invalid', 'conflict', 'too_large'] as const)(
     'is invalid when a descriptor is refused as %s, naming it and its code',
     (kind) => {

@@ -56,4 +56,4 @@ export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes';
 export { AUTH_CODES, COMMON_CODES, serviceOperations } from './service.openapi';
 export { MAX_JSON_DEPTH } from './json-depth';
 export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
-export { runHttpApp, type HttpAppSpec } from './run-http-app';
+export { runHttpApp, workerCount, type HttpAppSpec } from './run-http-app';

@@ -4,6 +4,7 @@ export {
   WINDOW_ROLES,
   type Algorithm,
   type FailMode,
+  type OverflowMode,
   type MatchSpec,
   type Policy,
   type PolicyError,

@@ -26,6 +26,11 @@ export function checkPolicies(file: PolicyFileDto): PolicyError[] {
           message: `duplicate policy name "${policy.name}" (first at policies[${first}])`,
         });
     }
+    if (policy.local_fallback_overflow !== undefined && policy.on_backend_failure !== 'local_fallback')
+      errors.push({
+        path: `${path}.local_fallback_overflow`,
+        message: 'only applies with on_backend_failure: local_fallback',
+      });
     errors.push(...checkWindowNames(policy.windows, path));
     errors.push(...checkWindowScale(policy.windows, path));
     for (const field of ['match', 'unless'] as const) {

@@ -19,7 +19,8 @@ import {
  * name the fields the operator typed. Compiled into `policy.types.ts` shapes once valid.
  */
 
-export const FAIL_MODES = ['fail_open', 'fail_closed'] as const;
+export const FAIL_MODES = ['fail_open', 'fail_closed', 'local_fallback'] as const;
+export const OVERFLOW_MODES = ['fail_open', 'fail_closed'] as const;
 export const POLICY_MODES = ['enforce', 'shadow'] as const;
 
 const NESTED = 'each entry must be a mapping';
@@ -47,6 +48,7 @@ export class PolicyDto {
 
   @IsOptional() @IsPositiveInteger() max_cost?: unknown;
   @IsOptional() @IsOneOf(FAIL_MODES) on_backend_failure?: unknown;
+  @IsOptional() @IsOneOf(OVERFLOW_MODES) local_fallback_overflow?: unknown;
   @IsOptional() @IsOneOf(POLICY_MODES) mode?: unknown;
   @IsOptional() @IsBool() enabled?: unknown;
   @IsOptional() @IsName() group?: unknown;

@@ -27,7 +27,9 @@ const BAD: Record<string, string[]> = {
     'policies[0].group: must match [a-z0-9][a-z0-9_.-]{0,63}',
     'policies[1].name: is required',
   ],
-  'bad-on-backend-failure.yaml': ['policies[0].on_backend_failure: must be one of fail_open, fail_closed'],
+  'bad-on-backend-failure.yaml': [
+    'policies[0].on_backend_failure: must be one of fail_open, fail_closed, local_fallback',
+  ],
   'bad-role.yaml': ['policies[0].windows[0].role: must be one of burst, sustained'],
   'calendar-month-with-duration.yaml': [
     'policies[0].windows[0].period: must be 1mo (or omitted) for calendar_month',
@@ -64,6 +66,10 @@ const BAD: Record<string, string[]> = {
     'policies[1].mode: must be one of enforce, shadow',
     'policies[2].windows: must be a non-empty list of windows',
     'policies[2].name: duplicate policy name "a" (first at policies[0])',
+  ],
+  'local-fallback-overflow.yaml': [
+    'policies[0].local_fallback_overflow: must be one of fail_open, fail_closed',
+    'policies[1].local_fallback_overflow: only applies with on_backend_failure: local_fallback',
   ],
   'max-cost-invalid.yaml': [
     'policies[0].max_cost: must be a positive integer',
@@ -241,6 +247,29 @@ describe(compilePolicyFile.name, () => {
     const sut = compilePolicyFile(readFileSync(join(__dirname, 'examples/policies.example.yaml'), 'utf8'));
 
     expect(sut.ok ? [] : sut.errors).toEqual([]);
+  });
+
+  it('compiles local_fallback with its overflow mode, fail_closed unless declared', () => {
+    const yaml = (overflow: string) => `
+policies:
+  - name: p
+    key: [tenant]
+    on_backend_failure: local_fallback
+${overflow}    windows: [{ name: w, role: sustained, algorithm: fixed_window, limit: 10, period: 1m }]
+`;
+    const declared = compilePolicyFile(yaml('    local_fallback_overflow: fail_open\n'));
+    const defaulted = compilePolicyFile(yaml(''));
+
+    expect(declared.ok && declared.set.policies[0]).toMatchObject({
+      onBackendFailure: 'local_fallback',
+      localFallbackOverflow: 'fail_open',
+    });
+    expect(defaulted.ok && defaulted.set.policies[0]).toMatchObject({
+      onBackendFailure: 'local_fallback',
+      localFallbackOverflow: 'fail_closed',
+    });
+    // other fail modes carry no overflow mode at all
+    expect(compileGood().policies[0]).not.toHaveProperty('localFallbackOverflow');
   });
 
   it('keeps a max_cost larger than the smallest limit as given', () => {

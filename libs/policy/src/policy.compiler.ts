@@ -9,6 +9,7 @@ import { isMapping } from './policy-file.rules';
 import type {
   Algorithm,
   FailMode,
+  OverflowMode,
   MatchSpec,
   Policy,
   PolicyError,
@@ -92,6 +93,10 @@ function compilePolicy(p: PolicyDto): Policy {
     // A cost above the smallest limit could never pass, so that limit is the natural maximum.
     maxCost: (p.max_cost as number | undefined) ?? Math.min(...windows.map((w) => w.limit)),
     onBackendFailure: (p.on_backend_failure as FailMode | undefined) ?? 'fail_closed',
+    // Absent unless the policy falls back locally: the bound is then never silently unlimited.
+    ...(p.on_backend_failure === 'local_fallback' && {
+      localFallbackOverflow: (p.local_fallback_overflow as OverflowMode | undefined) ?? 'fail_closed',
+    }),
     mode: (p.mode as PolicyMode | undefined) ?? 'enforce',
     enabled: (p.enabled as boolean | undefined) ?? true,
     ...(p.group === undefined ? {} : { group: p.group as string }),

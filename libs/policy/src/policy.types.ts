@@ -29,7 +29,13 @@ export const WINDOW_ROLES = ['burst', 'sustained'] as const;
 /** Which deny reason a window produces: `burst_quota_exhausted` or `sustained_quota_exhausted`. */
 export type WindowRole = (typeof WINDOW_ROLES)[number];
 
-export type FailMode = 'fail_open' | 'fail_closed';
+/**
+ * What a decision does when Redis cannot answer: `fail_open` allows it uncounted, `fail_closed` refuses
+ * it (503), `local_fallback` keeps enforcing from this process's own counters, at a share of the limit.
+ */
+export type FailMode = 'fail_open' | 'fail_closed' | 'local_fallback';
+/** Under `local_fallback`, what a key gets when the in-memory key bound is reached. */
+export type OverflowMode = 'fail_open' | 'fail_closed';
 export type PolicyMode = 'enforce' | 'shadow';
 
 export interface WindowSpec {
@@ -62,6 +68,11 @@ export interface Policy {
   /** Largest valid cost; defaults to the smallest window limit (a larger cost could never pass). */
   readonly maxCost: number;
   readonly onBackendFailure: FailMode;
+  /**
+   * `local_fallback` only: a key that finds the in-memory key bound full (and no expired key to evict)
+   * is allowed uncounted (`fail_open`) or refused with 503 (`fail_closed`, the default when absent).
+   */
+  readonly localFallbackOverflow?: OverflowMode;
   readonly mode: PolicyMode;
   readonly enabled: boolean;
   /** Within a group the first enabled matching policy (file order) claims the request. */

@@ -16,7 +16,7 @@ export interface QuotaOptions<Req = unknown> {
   readonly attributes?: Readonly<Record<string, string>> | ((req: Req) => Readonly<Record<string, string>>);
   /** Makes a client's retries replay one decision instead of spending twice (e.g. `Idempotency-Key`). */
   readonly idempotencyKey?: (req: Req) => string | undefined;
-  /** Overrides the module's fail mode for this route. */
+  /** Overrides the module's fail mode for this route (`local` needs the module's `localFallback`). */
   readonly failMode?: TallyFailMode;
 }
 
