@@ -199,7 +199,9 @@ export class InProcessProjector {
     await eventually(
       () => projector.get<{ components?: { consumer?: { status?: string } } }>('/readyz', null),
       (res) => res.body.components?.consumer?.status === 'up',
-      { ...PROJECTOR_POLL, what: 'the projector to join its group' },
+      // Longer than the provisioner's own 60 s deadline for new topics to be served: on a busy broker
+      // a slow join then still passes, and a broker that never serves them fails with its reason.
+      { timeoutMs: 120_000, intervalMs: 250, what: 'the projector to join its group' },
     );
     return projector;
   }
