@@ -11,6 +11,7 @@ import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
 import { decisionApiDocument } from './decision-api.openapi';
 import { PoliciesController } from './policies.controller';
+import { PolicyReloadHistory } from './policy-reloads.history';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
 @Module({})
@@ -43,6 +44,7 @@ export class DecisionApiModule {
       controllers: [DecisionsController, PoliciesController, openApiController(decisionApiDocument)],
       providers: [
         GrpcMetrics,
+        PolicyReloadHistory,
         GrpcRlsService,
         GrpcRlsServer,
         {
