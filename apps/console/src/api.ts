@@ -1,10 +1,21 @@
-/** The console's one way to call Tally: same origin, the token from sessionStorage as a bearer. */
-const TOKEN_KEY = 'tally.console.token';
+/**
+ * The console's one way to call Tally: same origin, a bearer token from sessionStorage. An operator
+ * may sign in with two tokens (a query token and an admin token: the tokens file forbids one token
+ * holding both); each call names the role it needs and goes out with the token that holds it.
+ */
+const TOKENS_KEY = 'tally.console.tokens';
+
+export type Role = 'decide' | 'query' | 'admin';
 
 export interface Session {
   readonly name: string;
-  readonly roles: readonly ('decide' | 'query' | 'admin')[];
+  readonly roles: readonly Role[];
   readonly tenants: readonly string[] | null;
+}
+
+/** A signed-in token and what `GET /v1/session` said it may do. */
+export interface Grant extends Session {
+  readonly token: string;
 }
 
 export class ApiFailure extends Error {
@@ -18,14 +29,31 @@ export class ApiFailure extends Error {
   }
 }
 
-export const token = {
-  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (value: string): void => sessionStorage.setItem(TOKEN_KEY, value),
-  clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
+export const tokens = {
+  get: (): string[] => JSON.parse(sessionStorage.getItem(TOKENS_KEY) ?? '[]') as string[],
+  set: (values: readonly string[]): void => sessionStorage.setItem(TOKENS_KEY, JSON.stringify(values)),
+  clear: (): void => sessionStorage.removeItem(TOKENS_KEY),
 };
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token.get() ?? ''}` };
+let grants: readonly Grant[] = [];
+
+export function signedIn(all: readonly Grant[]): void {
+  grants = all;
+}
+
+/** The grant a call of `role` goes out with: the first signed-in token holding it. */
+export function grantFor(role: Role | 'overview'): Grant | undefined {
+  if (role === 'overview')
+    return grants.find((g) => g.tenants === null && (g.roles.includes('query') || g.roles.includes('admin')));
+  return grants.find((g) => g.roles.includes(role));
+}
+
+export async function request<T>(
+  path: string,
+  bearer: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method: init.method ?? 'GET',
@@ -42,6 +70,18 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return body as T;
 }
 
+/** A call that needs `role`, with the token that has it. */
+export function api<T>(
+  role: Role | 'overview',
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const grant = grantFor(role);
+  if (grant === undefined)
+    return Promise.reject(new ApiFailure(403, 'auth.forbidden', `no signed-in token has the ${role} role`));
+  return request<T>(path, grant.token, init);
+}
+
 /** Query string from defined values only. */
 export function qs(params: Record<string, string | undefined>): string {
   const entries = Object.entries(params).filter(
@@ -50,21 +90,19 @@ export function qs(params: Record<string, string | undefined>): string {
   return new URLSearchParams(entries).toString();
 }
 
-/** What a session may open: a page is listed only when its calls would be answered. */
-export function can(
-  session: Session,
-  page: 'overview' | 'usage' | 'audit' | 'pipeline' | 'policies' | 'namespaces',
-): boolean {
-  const everyTenant = session.tenants === null;
+export type PageName = 'overview' | 'usage' | 'audit' | 'pipeline' | 'policies' | 'namespaces';
+
+/** Whether a page is listed: only when its calls would be answered for the signed-in tokens. */
+export function can(page: PageName): boolean {
   switch (page) {
     case 'overview':
-      return session.roles.includes('query') && everyTenant;
+      return grantFor('overview') !== undefined;
     case 'usage':
     case 'audit':
-      return session.roles.includes('query');
+      return grantFor('query') !== undefined;
     case 'pipeline':
     case 'policies':
     case 'namespaces':
-      return session.roles.includes('admin') && everyTenant;
+      return grantFor('admin')?.tenants === null;
   }
 }

@@ -86,3 +86,12 @@ export function badge(status: string): HTMLElement {
 export function errorBox(error: unknown): HTMLElement {
   return h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error));
 }
+
+/** A form field: the label names the control by id (a wrapping label would also take a select's options). */
+export function field(
+  label: string,
+  control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+): HTMLElement {
+  control.id ||= `f-${control.name}`;
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control);
+}

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { barChart } from './chart.js';
-import { errorBox, h, table } from './dom.js';
+import { errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
 import { go, type Page } from './page.js';
 
@@ -38,10 +38,8 @@ export const auditPage: Page = async (root, session, params) => {
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Audit filters' },
-    h('label', {}, 'Tenant', tenantField),
-    h(
-      'label',
-      {},
+    field('Tenant', tenantField),
+    field(
       'Type',
       h(
         'select',
@@ -50,9 +48,9 @@ export const auditPage: Page = async (root, session, params) => {
         TYPES.map((t) => h('option', { value: t, selected: t === type }, t)),
       ),
     ),
-    h('label', {}, 'Policy', h('input', { name: 'policy', value: policy, autocomplete: 'off' })),
-    h('label', {}, 'Since (UTC)', h('input', { name: 'since', value: since, size: 21 })),
-    h('label', {}, 'Until (UTC)', h('input', { name: 'until', value: until, size: 21, placeholder: 'now' })),
+    field('Policy', h('input', { name: 'policy', value: policy, autocomplete: 'off' })),
+    field('Since (UTC)', h('input', { name: 'since', value: since, size: 21 })),
+    field('Until (UTC)', h('input', { name: 'until', value: until, size: 21, placeholder: 'now' })),
     h('button', { type: 'submit' }, 'Filter'),
   );
   form.addEventListener('submit', (e) => {
@@ -73,6 +71,7 @@ export const auditPage: Page = async (root, session, params) => {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const res = await api<{ entries: AuditEntry[]; next_cursor: string | null }>(
+        'query',
         `/v1/audit?${qs({ tenant, since, cursor, limit: '1000' })}`,
       );
       entries.push(...res.entries);

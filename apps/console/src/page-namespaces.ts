@@ -16,7 +16,7 @@ export const namespacesPage: Page = async (root) => {
   const draw = async (notice?: Node): Promise<void> => {
     let list: Namespace[];
     try {
-      list = (await api<{ namespaces: Namespace[] }>('/v1/namespaces')).namespaces;
+      list = (await api<{ namespaces: Namespace[] }>('admin', '/v1/namespaces')).namespaces;
     } catch (error) {
       root.replaceChildren(h('h1', {}, 'Namespaces'), errorBox(error));
       return;
@@ -79,7 +79,7 @@ export const namespacesPage: Page = async (root) => {
     typed.addEventListener('input', () => (go.disabled = typed.value !== n.name));
     dialog.querySelector('form')?.addEventListener('submit', (e) => {
       e.preventDefault();
-      void api<{ previous: string | null; active: string }>('/v1/namespaces:switch', {
+      void api<{ previous: string | null; active: string }>('admin', '/v1/namespaces:switch', {
         method: 'POST',
         body: { name: n.name, confirm: typed.value, force },
       }).then(

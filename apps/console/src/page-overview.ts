@@ -32,7 +32,7 @@ export const overviewPage: Page = async (root) => {
   const draw = async (): Promise<void> => {
     let data: Overview;
     try {
-      data = await api<Overview>('/v1/overview');
+      data = await api<Overview>('overview', '/v1/overview');
     } catch (error) {
       root.replaceChildren(h('h1', {}, 'Overview'), errorBox(error));
       return;

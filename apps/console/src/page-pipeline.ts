@@ -41,7 +41,7 @@ export const pipelinePage: Page = async (root) => {
   );
   let data: Pipeline;
   try {
-    data = await api<Pipeline>('/v1/pipeline');
+    data = await api<Pipeline>('admin', '/v1/pipeline');
   } catch (error) {
     root.replaceChildren(h('h1', {}, 'Ledger and consumers'), errorBox(error));
     return;

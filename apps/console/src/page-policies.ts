@@ -1,6 +1,6 @@
 import { api, ApiFailure } from './api.js';
 import { barChart } from './chart.js';
-import { badge, errorBox, h, table } from './dom.js';
+import { badge, errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
 import type { Page } from './page.js';
 
@@ -42,8 +42,8 @@ interface Simulation {
 export const policiesPage: Page = async (root) => {
   root.replaceChildren(h('h1', {}, 'Policies'));
   const [set, reloads] = await Promise.allSettled([
-    api<PolicyList>('/v1/decision-api/policies'),
-    api<Reloads>('/v1/decision-api/policy-reloads'),
+    api<PolicyList>('admin', '/v1/decision-api/policies'),
+    api<Reloads>('admin', '/v1/decision-api/policy-reloads'),
   ]);
   if (set.status === 'fulfilled') {
     const v = set.value;
@@ -118,24 +118,9 @@ export const policiesPage: Page = async (root) => {
     h(
       'div',
       { class: 'filters' },
-      h(
-        'label',
-        { class: 'field' },
-        'From (UTC)',
-        h('input', { name: 'from', value: iso(now - 3_600_000), size: 21 }),
-      ),
-      h(
-        'label',
-        { class: 'field' },
-        'To (UTC)',
-        h('input', { name: 'to', value: iso(now + 60_000), size: 21 }),
-      ),
-      h(
-        'label',
-        { class: 'field' },
-        'Tenant (optional)',
-        h('input', { name: 'tenant', autocomplete: 'off' }),
-      ),
+      field('From (UTC)', h('input', { name: 'from', value: iso(now - 3_600_000), size: 21 })),
+      field('To (UTC)', h('input', { name: 'to', value: iso(now + 60_000), size: 21 })),
+      field('Tenant (optional)', h('input', { name: 'tenant', autocomplete: 'off' })),
       h('button', { type: 'submit' }, 'Validate and preview'),
     ),
     out,
@@ -145,7 +130,7 @@ export const policiesPage: Page = async (root) => {
     const f = new FormData(form);
     const value = (n: string) => (f.get(n) as string | null)?.trim() ?? '';
     out.replaceChildren(h('p', { class: 'note' }, 'Replaying the recorded decisions…'));
-    void api<Simulation>('/v1/policies:simulate', {
+    void api<Simulation>('admin', '/v1/policies:simulate', {
       method: 'POST',
       body: {
         policies: text.value,

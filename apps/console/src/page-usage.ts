@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { barChart } from './chart.js';
-import { errorBox, h, table } from './dom.js';
+import { errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
 import { go, type Page } from './page.js';
 
@@ -50,17 +50,10 @@ export const usagePage: Page = async (root, session, params) => {
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Usage filters' },
-    h('label', {}, 'Tenant', tenantField),
-    h('label', {}, 'Policy', h('input', { name: 'policy', value: policy, autocomplete: 'off' })),
-    h(
-      'label',
-      {},
-      'Key',
-      h('input', { name: 'key', value: key, autocomplete: 'off', disabled: policy === '' }),
-    ),
-    h(
-      'label',
-      {},
+    field('Tenant', tenantField),
+    field('Policy', h('input', { name: 'policy', value: policy, autocomplete: 'off' })),
+    field('Key', h('input', { name: 'key', value: key, autocomplete: 'off', disabled: policy === '' })),
+    field(
       'Bucket',
       h(
         'select',
@@ -68,8 +61,8 @@ export const usagePage: Page = async (root, session, params) => {
         GRANULARITIES.map((g) => h('option', { value: g, selected: g === granularity }, g)),
       ),
     ),
-    h('label', {}, 'From (UTC)', h('input', { name: 'from', value: from, size: 21 })),
-    h('label', {}, 'To (UTC)', h('input', { name: 'to', value: to, size: 21 })),
+    field('From (UTC)', h('input', { name: 'from', value: from, size: 21 })),
+    field('To (UTC)', h('input', { name: 'to', value: to, size: 21 })),
     h('button', { type: 'submit' }, 'Show'),
   );
   form.addEventListener('submit', (e) => {
@@ -105,6 +98,7 @@ export const usagePage: Page = async (root, session, params) => {
   root.append(crumbs);
   try {
     const usage = await api<Usage>(
+      'query',
       `/v1/usage?${qs({ tenant, policy, key, granularity, from, to, limit: '5000' })}`,
     );
     const pick = (start: string) => go('usage', { tenant, policy, key, granularity, from, to, at: start });
@@ -153,7 +147,10 @@ export const usagePage: Page = async (root, session, params) => {
       ),
     );
     if (policy && !key && at) {
-      const top = await api<TopKeys>(`/v1/top-keys?${qs({ tenant, policy, granularity, at, limit: '20' })}`);
+      const top = await api<TopKeys>(
+        'query',
+        `/v1/top-keys?${qs({ tenant, policy, granularity, at, limit: '20' })}`,
+      );
       root.append(
         h(
           'section',

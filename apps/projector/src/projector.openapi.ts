@@ -47,8 +47,8 @@ const CONSOLE_OPERATIONS: OperationSpec[] = [
     summary: "The last hour of the decision API's decisions/s, and every component's health",
     description:
       "Rates between samples of the decision API's `/metrics` taken every `TALLY_CONSOLE_SAMPLE_INTERVAL` " +
-      '(kept in memory: an hour, since this projector started). Needs a token without a tenant list.',
-    access: 'query',
+      '(kept in memory: an hour, since this projector started). The query or the admin role, without a tenant list.',
+    access: 'caller',
     responses: { 200: { description: 'Series and health', schemas: [OverviewSchema] } },
     errorCodes: AUTH_CODES,
   },

@@ -50,8 +50,16 @@ export const SimulateRequestSchema = Type.Object(
       maxLength: 1_048_576,
       description: 'The proposed file (YAML or JSON).',
     }),
-    from: Iso('Start of the range of recorded decisions (inclusive).'),
-    to: Iso('End of the range (exclusive); at most 24 h after `from`.'),
+    from: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Start of the range of recorded decisions (inclusive), ISO 8601.',
+    }),
+    to: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'End of the range (exclusive), ISO 8601; at most 24 h after `from`.',
+    }),
     tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   },
   { $id: 'SimulateRequest', additionalProperties: false },

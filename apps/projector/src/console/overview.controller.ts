@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Granted, RequireAccess, type TokenGrant } from '@tally/http';
+import { ForbiddenError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
 import { HealthRegistry, statesOnly, type SampledSeries } from '@tally/observability';
 import { ConsoleSampler } from './console-sampler';
 
@@ -8,7 +8,9 @@ const label = (s: SampledSeries) => s.labels.policy || '(no policy)';
 
 /**
  * What the console asks first: who the token is (`GET /v1/session`, any token, so that a page hides
- * what the token may not read) and the Overview (the query role on every tenant: it sums all of them).
+ * what the token may not read) and the Overview: the query or the admin role, on every tenant (it sums
+ * all of them). Either role: an admin token may not also be a query token (tokens file rule), and both
+ * an analyst and an operator start on this page.
  */
 @Controller('v1')
 export class OverviewController {
@@ -28,8 +30,10 @@ export class OverviewController {
   }
 
   @Get('overview')
-  @RequireAccess('query')
-  async overview() {
+  @RequireAccess('caller')
+  async overview(@Granted() grant: TokenGrant) {
+    if (!grant.roles.has('query') && !grant.roles.has('admin'))
+      throw new ForbiddenError('the overview needs the query or the admin role', grant.name);
     const own = statesOnly(await this.health.report());
     return {
       interval_ms: this.sampler.intervalMs,

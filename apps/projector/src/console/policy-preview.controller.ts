@@ -29,9 +29,13 @@ export class PolicyPreviewController {
   @HttpCode(200)
   async simulate(@Body(SIMULATE_BODY) body: SimulateRequest) {
     const [fromMs, toMs] = [Date.parse(body.from), Date.parse(body.to)];
+    if (Number.isNaN(fromMs))
+      throw new ApiError(400, 'request.invalid', 'the request is invalid', [
+        { path: 'from', message: 'must be an ISO 8601 time' },
+      ]);
     if (!(fromMs < toMs) || toMs - fromMs > MAX_RANGE_MS)
       throw new ApiError(400, 'request.invalid', 'the request is invalid', [
-        { path: 'to', message: 'must be after `from`, at most 24 h later' },
+        { path: 'to', message: 'must be an ISO 8601 time after `from`, at most 24 h later' },
       ]);
     const compiled = compilePolicyFile(body.policies);
     if (!compiled.ok)
