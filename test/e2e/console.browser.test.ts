@@ -95,6 +95,19 @@ async function projectorGet<T>(
   return (await res.json()) as T;
 }
 
+async function post(
+  path: string,
+  body: unknown,
+  token = OPS_TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${projector.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
 async function decide(tenant: string, principal: string): Promise<number> {
   const res = await fetch(`${api.baseUrl}/v1/decisions`, {
     method: 'POST',
@@ -291,6 +304,11 @@ describe('operator console', { timeout: 180_000 }, () => {
         .poll(() => page.locator(`[data-service="${service}"] .badge`).first().textContent())
         .toBe('healthy');
     }
+    // Live: the chart's last sample time moves on without any navigation.
+    const endOfChart = () =>
+      page.locator('section[aria-label^="Decisions per second"] svg.chart text').last().textContent();
+    const before = await endOfChart();
+    await expect.poll(endOfChart, { timeout: 30_000 }).not.toBe(before);
     await checkLayout('overview');
   });
 
@@ -414,6 +432,17 @@ describe('operator console', { timeout: 180_000 }, () => {
     const reloads = await cellTexts('reloads-table');
     expect(reloads.some((r) => r[2] === 'rejected' && r[4].includes('policies[0]'))).toBe(true);
 
+    // More than a day of decisions in memory is refused before anything is read.
+    const tooLong = await post('/v1/policies:simulate', {
+      policies: PROPOSED,
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-01-02T00:00:01Z',
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors).toEqual([
+      { path: 'to', message: 'must be an ISO 8601 time after `from`, at most 24 h later' },
+    ]);
+
     // An invalid proposal: every error listed, nothing simulated.
     expectedFailures.push(/\/v1\/policies:simulate$/);
     await page.getByLabel('Policy file (YAML or JSON)').fill('policies: [ { name: nope } ]');
@@ -486,6 +515,22 @@ describe('operator console', { timeout: 180_000 }, () => {
       ['live', 'active', '—'],
       ['rebuilt', 'inactive', 'complete'],
     ]);
+
+    // The API itself refuses a switch whose confirmation differs, an unknown name, and a scoped token.
+    expect(await post('/v1/namespaces:switch', { name: 'rebuilt', confirm: 'rebuil' })).toEqual({
+      status: 400,
+      body: {
+        code: 'request.invalid',
+        message: 'the request is invalid',
+        errors: [{ path: 'confirm', message: 'must repeat `name` exactly' }],
+      },
+    });
+    expect((await post('/v1/namespaces:switch', { name: 'nope', confirm: 'nope' })).body.code).toBe(
+      'namespace.not_found',
+    );
+    expect(
+      (await post('/v1/namespaces:switch', { name: 'rebuilt', confirm: 'rebuilt' }, ACME_TOKEN)).status,
+    ).toBe(403);
 
     await page.getByRole('button', { name: 'Switch to rebuilt…' }).click();
     const dialog = page.getByRole('dialog');
