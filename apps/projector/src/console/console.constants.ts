@@ -1,5 +1,5 @@
-/** The console's own Redis connection (consumer status reads the projector's stored offsets). */
-export const CONSOLE_REDIS = Symbol('CONSOLE_REDIS');
+import type { RedisConnection } from '@tally/redis';
+
 /** The console's settings, from `TallyConfig`. */
 export const CONSOLE_OPTIONS = Symbol('CONSOLE_OPTIONS');
 
@@ -9,4 +9,6 @@ export interface ConsoleOptions {
   readonly sampleMs: number;
   /** Folder of the built assets (`index.html`, `*.js`, `*.css`). */
   readonly assetsDir: string;
+  /** Where the projector's stored offsets are (the console's own connection, `ConsoleRedis`). */
+  readonly redis: RedisConnection;
 }

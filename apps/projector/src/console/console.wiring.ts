@@ -1,21 +1,12 @@
-import { Inject, Injectable, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
+import { type Provider, type Type } from '@nestjs/common';
 import { type TallyConfig } from '@tally/config';
-import { createRedisClient, type RedisClient } from '@tally/redis';
 import { ConsoleAssetsController } from './console-assets.controller';
+import { ConsoleRedis } from './console-redis';
 import { ConsoleSampler } from './console-sampler';
-import { CONSOLE_OPTIONS, CONSOLE_REDIS, type ConsoleOptions } from './console.constants';
+import { CONSOLE_OPTIONS, type ConsoleOptions } from './console.constants';
 import { OverviewController } from './overview.controller';
 import { PipelineController } from './pipeline.controller';
 import { PolicyPreviewController } from './policy-preview.controller';
-
-@Injectable()
-class ConsoleRedisShutdown implements OnApplicationShutdown {
-  constructor(@Inject(CONSOLE_REDIS) private readonly redis: RedisClient) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-}
 
 /**
  * The operator console, served by the projector (ADR 0007): its static assets at `/console` and the
@@ -33,17 +24,10 @@ export function consoleWiring(
     ...(config.consoleRelayUrl === undefined ? {} : { relayUrl: config.consoleRelayUrl }),
     sampleMs: config.consoleSampleMs,
     assetsDir: config.consoleDir ?? assetsDir,
+    redis: config.redis,
   };
   return {
     controllers: [ConsoleAssetsController, OverviewController, PipelineController, PolicyPreviewController],
-    providers: [
-      { provide: CONSOLE_OPTIONS, useValue: options },
-      {
-        provide: CONSOLE_REDIS,
-        useFactory: () => createRedisClient(config.redis, 'command', 'tally-console'),
-      },
-      ConsoleRedisShutdown,
-      ConsoleSampler,
-    ],
+    providers: [{ provide: CONSOLE_OPTIONS, useValue: options }, ConsoleRedis, ConsoleSampler],
   };
 }

@@ -4,9 +4,8 @@ import { KAFKA_ADMIN, LEDGER, type KafkaAdminPort, type Ledger } from '@tally/le
 import { ApiError, QuerySchemaPipe, RequireAccess } from '@tally/http';
 import { consumersStatus, PROJECTOR_GROUP, PROJECTOR_TOPICS, recentDeadLetters } from '@tally/ops';
 import { NamespaceRefusedError, ProjectionNamespaces } from '@tally/projections';
-import type { RedisClient } from '@tally/redis';
 import { ConsoleSampler } from './console-sampler';
-import { CONSOLE_REDIS } from './console.constants';
+import { ConsoleRedis } from './console-redis';
 
 const SWITCH_BODY = new QuerySchemaPipe(NamespaceSwitchSchema);
 /** Dead letters shown: the newest ones; the rest stay on the topic for `kafka-console-consumer`. */
@@ -25,13 +24,13 @@ export class PipelineController {
     private readonly namespaces: ProjectionNamespaces,
     @Inject(KAFKA_ADMIN) private readonly admin: KafkaAdminPort,
     @Inject(LEDGER) private readonly ledger: Ledger,
-    @Inject(CONSOLE_REDIS) private readonly redis: RedisClient,
+    private readonly redis: ConsoleRedis,
   ) {}
 
   @Get('pipeline')
   async pipeline() {
     const [consumers, deadLetters] = await Promise.all([
-      consumersStatus({ admin: this.admin, redis: this.redis }, PROJECTOR_GROUP, PROJECTOR_TOPICS),
+      consumersStatus({ admin: this.admin, redis: this.redis.get() }, PROJECTOR_GROUP, PROJECTOR_TOPICS),
       recentDeadLetters(this.ledger, DEAD_LETTERS),
     ]);
     return { outbox: this.sampler.outbox(), consumers, dead_letters: deadLetters };
