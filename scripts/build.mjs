@@ -1,5 +1,5 @@
 // npm run build: compile every app and lib with tsc, rewrite @tally/* imports to relative paths,
-// and copy the non-TypeScript assets (Lua scripts, protos) beside the compiled code.
+// and copy the non-TypeScript assets (Lua scripts, protos) beside the compiled code; build the console.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -19,6 +19,10 @@ function copyAssets(dir) {
   }
 }
 for (const top of ['apps', 'libs']) copyAssets(join(root, top));
+// The operator console (ADR 0007): browser modules compiled from apps/console/src, with its static
+// files, into dist/console, which the projector serves at /console. No bundler, no CDN.
+execFileSync(bin('tsc'), ['-p', 'apps/console/tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+cpSync(join(root, 'apps/console/static'), join(root, 'dist/console'), { recursive: true });
 // The `bin` of package.json: executable, so `npm link` / `npx tally` / `./dist/apps/cli/src/main.js` run it.
 chmodSync(join(root, 'dist/apps/cli/src/main.js'), 0o755);
 // The client package builds apart: its own dist, declarations, no server lib on its path.

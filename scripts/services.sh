@@ -38,6 +38,9 @@ load_secrets() {
     set +a
   fi
   export TALLY_POLICIES="${TALLY_POLICIES:-config/policies.yaml}"
+  # The operator console (served by the projector) samples and proxies the other two services.
+  export TALLY_CONSOLE_DECISION_API_URL="${TALLY_CONSOLE_DECISION_API_URL:-http://127.0.0.1:$(port_of decision-api)}"
+  export TALLY_CONSOLE_RELAY_URL="${TALLY_CONSOLE_RELAY_URL:-http://127.0.0.1:$(port_of relay)}"
 }
 
 wait_ready() {
@@ -77,6 +80,7 @@ start() {
   decisions   POST http://127.0.0.1:$(port_of decision-api)/v1/decisions     (Authorization: Bearer ${TALLY_API_TOKENS%%,*})
   control     GET  http://127.0.0.1:$(port_of decision-api)/v1/policies      (admin: Bearer $TALLY_ADMIN_TOKEN)
   usage/audit GET  http://127.0.0.1:$(port_of projector)/v1/usage?tenant=acme&granularity=minute
+  console     http://127.0.0.1:$(port_of projector)/console   (sign in with a caller token and the admin token)
   health      http://127.0.0.1:{$(port_of decision-api),$(port_of relay),$(port_of projector)}/readyz   metrics: …/metrics
   policies    $TALLY_POLICIES (edit it: reloaded live)
   logs        $run/*.log          stop: ./dev stop

@@ -12,6 +12,7 @@ import { GrpcRlsService } from './grpc-rls.service';
 import { decisionApiDocument } from './decision-api.openapi';
 import { LeasesController } from './leases.controller';
 import { PoliciesController } from './policies.controller';
+import { PolicyReloadHistory } from './policy-reloads.history';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
 @Module({})
@@ -56,6 +57,7 @@ export class DecisionApiModule {
       ],
       providers: [
         GrpcMetrics,
+        PolicyReloadHistory,
         GrpcRlsService,
         GrpcRlsServer,
         {

@@ -14,6 +14,7 @@ describe(decisionApiDocument.name, () => {
       'POST /v1/decisions:batch',
       'POST /v1/leases/{id}:release',
       'GET /v1/policies',
+      'GET /v1/policy-reloads',
       'GET /v1/policies/{name}/state',
       'POST /v1/policies:reload',
     ],

@@ -6,6 +6,7 @@ import {
   LeaseReleaseSchema,
   PolicyListSchema,
   PolicyReloadSchema,
+  PolicyReloadsSchema,
   PolicyStateSchema,
   RATE_LIMIT_HEADERS,
 } from '@tally/api-contract';
@@ -113,6 +114,16 @@ const OPERATIONS: OperationSpec[] = [
     summary: 'The policy set in force',
     access: 'admin',
     responses: { 200: { description: 'The compiled policies', schemas: [PolicyListSchema] } },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/policy-reloads',
+    operationId: 'policyReloads',
+    summary: 'The last reloads of the policy file, rejected ones with their errors',
+    description: 'Newest first, at most 20, kept in memory by this process (a restart starts afresh).',
+    access: 'admin',
+    responses: { 200: { description: 'The reloads', schemas: [PolicyReloadsSchema] } },
     errorCodes: AUTH_CODES,
   },
   {

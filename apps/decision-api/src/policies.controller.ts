@@ -1,6 +1,12 @@
 import { Controller, Get, HttpCode, type OnModuleInit, Param, Post, Query } from '@nestjs/common';
 import { DecisionService } from '@tally/engine';
-import { type PolicyList, type PolicyReload, type PolicyState, type Wire } from '@tally/api-contract';
+import {
+  type PolicyList,
+  type PolicyReload,
+  type PolicyReloads,
+  type PolicyState,
+  type Wire,
+} from '@tally/api-contract';
 import {
   ApiError,
   Granted,
@@ -11,6 +17,7 @@ import {
   type TokenGrant,
 } from '@tally/http';
 import { formatDuration, PolicyStore } from '@tally/policy';
+import { PolicyReloadHistory } from './policy-reloads.history';
 
 /**
  * Control endpoints: what is in force, live counters, reload. The admin role; a tenant-scoped admin
@@ -22,6 +29,7 @@ export class PoliciesController implements OnModuleInit {
   constructor(
     private readonly store: PolicyStore,
     private readonly decisions: DecisionService,
+    private readonly reloads: PolicyReloadHistory,
   ) {}
 
   /** With several workers, a reload asked of one runs in all (the answer waits for every one). */
@@ -55,6 +63,12 @@ export class PoliciesController implements OnModuleInit {
         })),
       })),
     };
+  }
+
+  /** The last reloads of the policy file, newest first; rejected ones with every error (the console's Policies page). */
+  @Get('policy-reloads')
+  reloadHistory(): Wire<PolicyReloads> {
+    return this.reloads.list();
   }
 
   /** Counters of one policy for the selectors given as query parameters (`?tenant=acme&principal=p1`). */

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type TallyConfig } from '@tally/config';
 import { HttpModule, httpOptionsFrom, openApiController } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
 import { PROJECTOR_GROUP, ProjectionsModule, type ProjectorOptions } from '@tally/projections';
+import { consoleWiring } from './console/console.wiring';
 import { projectorDocument } from './projector.openapi';
 import { ProjectionsController } from './projections.controller';
 
@@ -12,10 +14,12 @@ export type ProjectorOverrides = Partial<
   Pick<ProjectorOptions, 'groupId' | 'topics' | 'topicSpecs' | 'sessionTimeoutMs' | 'lagPollMs'>
 >;
 
-/** Folds the Kafka ledger into projections; serves usage, top-keys and audit queries. */
+/** Folds the Kafka ledger into projections; serves usage, top-keys and audit queries, and the operator console. */
 @Module({})
 export class ProjectorModule {
   static forRoot(config: TallyConfig, overrides: ProjectorOverrides = {}): DynamicModule {
+    // The built console sits beside the built apps: dist/console (scripts/build.mjs).
+    const operatorConsole = consoleWiring(config, join(__dirname, '../../../console'));
     return {
       module: ProjectorModule,
       imports: [
@@ -36,7 +40,12 @@ export class ProjectorModule {
           ...overrides,
         }),
       ],
-      controllers: [ProjectionsController, openApiController(projectorDocument)],
+      controllers: [
+        ProjectionsController,
+        ...operatorConsole.controllers,
+        openApiController(projectorDocument),
+      ],
+      providers: operatorConsole.providers,
     };
   }
 }

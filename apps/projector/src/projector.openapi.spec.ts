@@ -10,7 +10,19 @@ const paths = sut.paths as Record<string, Record<string, Json>>;
 describe(projectorDocument.name, () => {
   itIsAPublishedOpenApiDocument(sut, {
     service: 'projector',
-    endpoints: ['GET /v1/usage', 'GET /v1/top-keys', 'GET /v1/audit'],
+    endpoints: [
+      'GET /v1/usage',
+      'GET /v1/top-keys',
+      'GET /v1/audit',
+      'GET /v1/session',
+      'GET /v1/overview',
+      'GET /v1/pipeline',
+      'GET /v1/namespaces',
+      'POST /v1/namespaces:switch',
+      'POST /v1/policies:simulate',
+      'GET /v1/decision-api/policies',
+      'GET /v1/decision-api/policy-reloads',
+    ],
     errorCodes: ERROR_CODES,
     reference: { file: 'docs/projector-api.md', render: renderOpenApiMarkdown },
   });

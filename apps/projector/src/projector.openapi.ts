@@ -1,4 +1,14 @@
 import {
+  NamespacesSchema,
+  NamespaceSwitchedSchema,
+  NamespaceSwitchSchema,
+  OverviewSchema,
+  PipelineSchema,
+  PolicyListSchema,
+  PolicyReloadsSchema,
+  SessionSchema,
+  SimulateRequestSchema,
+  SimulationSchema,
   AuditQuerySchema,
   AuditResponseSchema,
   TopKeysQuerySchema,
@@ -17,6 +27,114 @@ const QUERY_ERRORS = {
   404: { description: 'The namespace does not exist', errorCodes: ['namespace.not_found'] },
   500: { description: 'A stored value the layout cannot read', errorCodes: ['projection.corrupt'] },
 } as const satisfies OperationSpec['responses'];
+
+/** What the operator console calls besides the queries (docs/adr/0007-operator-console.md). */
+const CONSOLE_OPERATIONS: OperationSpec[] = [
+  {
+    method: 'get',
+    path: '/v1/session',
+    operationId: 'session',
+    summary: 'What the presented token may do: its roles and tenants',
+    description: 'Any accepted token; the console hides what the token may not read.',
+    access: 'caller',
+    responses: { 200: { description: 'The token’s grant', schemas: [SessionSchema] } },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/overview',
+    operationId: 'overview',
+    summary: "The last hour of the decision API's decisions/s, and every component's health",
+    description:
+      "Rates between samples of the decision API's `/metrics` taken every `TALLY_CONSOLE_SAMPLE_INTERVAL` " +
+      '(kept in memory: an hour, since this projector started). The query or the admin role, without a tenant list.',
+    access: 'caller',
+    responses: { 200: { description: 'Series and health', schemas: [OverviewSchema] } },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/pipeline',
+    operationId: 'pipeline',
+    summary: 'Outbox depth and age, projector group lag per partition, newest dead letters',
+    access: 'admin',
+    responses: { 200: { description: 'The pipeline', schemas: [PipelineSchema] } },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/namespaces',
+    operationId: 'namespaces',
+    summary: 'Projection namespaces with their replay state',
+    access: 'admin',
+    responses: { 200: { description: 'The namespaces', schemas: [NamespacesSchema] } },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'post',
+    path: '/v1/namespaces:switch',
+    operationId: 'switchNamespace',
+    summary: 'Make another namespace the one queries read and the projector writes',
+    description: '`confirm` must repeat `name`; a replay still running needs `force`.',
+    access: 'admin',
+    requestBody: NamespaceSwitchSchema,
+    responses: {
+      200: { description: 'Switched', schemas: [NamespaceSwitchedSchema] },
+      400: {
+        description: 'Invalid body, or `confirm` differs',
+        errorCodes: ['request.invalid', 'request.malformed_json'],
+      },
+      404: { description: 'No such namespace', errorCodes: ['namespace.not_found'] },
+      409: { description: 'Refused now', errorCodes: ['namespace.switch_refused'] },
+    },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'post',
+    path: '/v1/policies:simulate',
+    operationId: 'simulatePolicies',
+    summary: 'Validate a proposed policy file and replay recorded decisions under it',
+    description:
+      'As `tally simulate`: the range’s recorded decisions re-evaluated, actual vs proposed, per policy.',
+    access: 'admin',
+    requestBody: SimulateRequestSchema,
+    responses: {
+      200: { description: 'The simulation', schemas: [SimulationSchema] },
+      400: {
+        description: 'Invalid body or range',
+        errorCodes: ['request.invalid', 'request.malformed_json'],
+      },
+      422: { description: 'The proposed file is invalid', errorCodes: ['simulate.policy_invalid'] },
+    },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/decision-api/policies',
+    operationId: 'decisionApiPolicies',
+    summary: "The decision API's `GET /v1/policies`, fetched with the caller's token",
+    access: 'admin',
+    responses: {
+      200: { description: 'The policy set in force', schemas: [PolicyListSchema] },
+      502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
+      503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+    },
+    errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'get',
+    path: '/v1/decision-api/policy-reloads',
+    operationId: 'decisionApiPolicyReloads',
+    summary: "The decision API's `GET /v1/policy-reloads`, fetched with the caller's token",
+    access: 'admin',
+    responses: {
+      200: { description: 'The recent reloads', schemas: [PolicyReloadsSchema] },
+      502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
+      503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+    },
+    errorCodes: AUTH_CODES,
+  },
+];
 
 const OPERATIONS: OperationSpec[] = [
   {
@@ -53,6 +171,7 @@ const OPERATIONS: OperationSpec[] = [
     responses: { 200: { description: 'One page', schemas: [AuditResponseSchema] }, ...QUERY_ERRORS },
     errorCodes: AUTH_CODES,
   },
+  ...CONSOLE_OPERATIONS,
   ...serviceOperations(
     "Each component's state (Redis, the consumer group); its `detail` only with the admin token.",
   ),

@@ -1,6 +1,6 @@
 /**
  * @tally/api-contract — the decision API's wire contract, and the projector's query API
- * (projector.schema.ts), defined once: every request, response and error body as a TypeBox schema (JSON Schema at run time, the TypeScript type at compile time), the
+ * (projector.schema.ts) and the operator console's calls (console.schema.ts), defined once: every request, response and error body as a TypeBox schema (JSON Schema at run time, the TypeScript type at compile time), the
  * decision kinds, and the rate-limit headers. The server validates with these schemas, the SDK takes
  * its types from them, and the OpenAPI document is built from them. Depends on nothing but TypeBox,
  * so the SDK can import its types without loading the server.
@@ -72,6 +72,21 @@ export {
   type TopKeysResponse,
   type AuditResponse,
 } from './projector.schema';
+export {
+  SessionSchema,
+  PolicyReloadsSchema,
+  SimulateRequestSchema,
+  SimulationSchema,
+  NamespacesSchema,
+  NamespaceSwitchSchema,
+  NamespaceSwitchedSchema,
+  PipelineSchema,
+  OverviewSchema,
+  type Session,
+  type PolicyReloads,
+  type SimulateRequest,
+  type NamespaceSwitch,
+} from './console.schema';
 export { DECISION_KINDS, type DecisionKind, type OutcomeKind } from './decision-kind';
 export {
   rateLimitHeaders,

@@ -50,6 +50,7 @@ describe(loadConfig.name, () => {
       auditRetentionMs: 30 * 86_400_000,
       projectorStepCells: 12_000,
       relayClaimIdleMs: 30_000,
+      consoleSampleMs: 10_000,
       topicPartitions: 12,
       topicReplication: 'auto',
       logLevel: 'info',

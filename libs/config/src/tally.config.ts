@@ -46,6 +46,25 @@ function DurationIn(minMs: number, maxMs: number, range: string): PropertyDecora
   };
 }
 
+/** An absolute http(s) URL without credentials (a base the projector calls). */
+function IsHttpUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isHttpUrl',
+    validator: {
+      validate: (v) => {
+        if (typeof v !== 'string' || !URL.canParse(v)) return false;
+        const url = new URL(v);
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.username === '' &&
+          url.password === ''
+        );
+      },
+      defaultMessage: () => 'must be an http:// or https:// URL without credentials',
+    },
+  });
+}
+
 function IsRedisTarget(options: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -258,6 +277,33 @@ export class TallyConfig {
   @Env('TALLY_RELAY_CLAIM_IDLE', { kind: 'duration', default: '30s' })
   @DurationIn(1_000, DAY_MS, '1s and 1d')
   readonly relayClaimIdleMs!: number;
+
+  /**
+   * Operator console (served by the projector at `/console`): the decision API's base URL, which the
+   * projector proxies the console's policy calls to and samples `/metrics` and `/readyz` of; unset:
+   * the console shows those parts as not configured.
+   */
+  @Env('TALLY_CONSOLE_DECISION_API_URL', { kind: 'string' })
+  @ValidateIf(isSet)
+  @IsHttpUrl()
+  readonly consoleDecisionApiUrl?: string;
+
+  /** Operator console: the relay's base URL (outbox depth and age from its `/metrics`, its `/readyz`); unset: not shown. */
+  @Env('TALLY_CONSOLE_RELAY_URL', { kind: 'string' })
+  @ValidateIf(isSet)
+  @IsHttpUrl()
+  readonly consoleRelayUrl?: string;
+
+  /** Operator console: how often the projector samples the decision API's and relay's metrics (an hour of samples is kept). */
+  @Env('TALLY_CONSOLE_SAMPLE_INTERVAL', { kind: 'duration', default: '10s' })
+  @DurationIn(1_000, 300_000, '1s and 5m')
+  readonly consoleSampleMs!: number;
+
+  /** Operator console: the folder of its built assets; unset: `console/` of the build (`dist/console`). */
+  @Env('TALLY_CONSOLE_DIR', { kind: 'string' })
+  @ValidateIf(isSet)
+  @IsString()
+  readonly consoleDir?: string;
 
   /** Partitions of topics created at start (existing topics are only ever grown). */
   @Env('TALLY_TOPIC_PARTITIONS', { kind: 'int', default: '12' })

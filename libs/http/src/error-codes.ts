@@ -107,6 +107,27 @@ export const ERROR_CODES = {
     statuses: [500],
     meaning: 'a stored projection value is not what the projector writes: replay the namespace',
   },
+  'namespace.switch_refused': {
+    statuses: [409],
+    meaning: 'the projection namespace cannot be made active now (a replay still running, without `force`)',
+  },
+  'simulate.policy_invalid': {
+    statuses: [422],
+    meaning: 'the proposed policy file of a simulation is invalid; every error is listed',
+  },
+  'upstream.not_configured': {
+    statuses: [503],
+    meaning:
+      "the console's URL of that service is not set (`TALLY_CONSOLE_DECISION_API_URL`, `TALLY_CONSOLE_RELAY_URL`)",
+  },
+  'upstream.unreachable': {
+    statuses: [502],
+    meaning: 'the projector could not reach the decision API or the relay for the console; retry',
+  },
+  'console.not_built': {
+    statuses: [404],
+    meaning: 'the console assets are not in `TALLY_CONSOLE_DIR` (run `npm run build`)',
+  },
   internal: { statuses: [500], meaning: 'a bug; the message never says more' },
   'lease.invalid_id': {
     statuses: [400],

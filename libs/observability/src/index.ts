@@ -1,5 +1,5 @@
 // Observability of one process: the health registry, the Prometheus registry, the JSON-line logger,
-// shutdown on signals. Imports no other lib.
+// shutdown on signals, a ring of another process's metric samples (the console's Overview). Imports no other lib.
 // Does NOT own: the HTTP endpoints that expose them (/healthz, /readyz, /metrics are @tally/http's),
 // any component's checks or metrics (each lib registers its own).
 export { ObservabilityModule } from './observability.module';
@@ -13,4 +13,11 @@ export type {
 } from './health.registry';
 export { METRICS_REGISTRY, APP_NAME } from './observability.constants';
 export { createLogger } from './logger';
+export {
+  parseExposition,
+  SampleRing,
+  type MetricSample,
+  type RateSeries,
+  type SampledSeries,
+} from './metric-samples';
 export { stopOnSignals } from './shutdown';

@@ -1,6 +1,7 @@
 /**
  * @tally/ops: the CLI's commands (policy and token checks, the envoyproxy/ratelimit import, replay,
- * reconcile, reseed, simulate, consumers, projections), as functions `apps/cli` maps to argv and output.
+ * reconcile, reseed, simulate, consumers, projections, recent dead letters), as functions `apps/cli` maps
+ * to argv and output and the projector's console endpoints call.
  *
  * Does NOT own:
  * - projection keys, namespaces, the active pointer, stored offsets or replay metadata
@@ -47,6 +48,7 @@ export {
   type PolicyTally,
   type SimulationReport,
 } from './policy-simulator';
+export { recentDeadLetters, type DeadLetter } from './dead-letters';
 export { simulate, type SimulateOptions, type SimulateResult } from './simulate.command';
 export { ReseedAccumulator, sustainedWindows, type ReseedTarget, type SustainedWindow } from './reseed-plan';
 export {

@@ -1,5 +1,6 @@
 import { parseDecisionEvent } from '@tally/events';
 import { TOPICS, type Ledger } from '@tally/ledger';
+import type { PolicySet } from '@tally/policy';
 import { loadPolicySet } from './policy-check';
 import { PolicySimulator, type SimulationReport } from './policy-simulator';
 import { ProgressMeter, throttled, type ProgressListener } from './progress';
@@ -7,8 +8,10 @@ import { byTimeThenId, recordedDecision, type RecordedDecision } from './recorde
 import { planTopicRange, rangeSize, readTopicRanges } from './topic-range';
 
 export interface SimulateOptions {
-  /** The proposed policy file. */
-  readonly policiesFile: string;
+  /** The proposed policy file (the CLI). */
+  readonly policiesFile?: string;
+  /** Or the proposed set already compiled (the projector's `POST /v1/policies:simulate`). */
+  readonly policySet?: PolicySet;
   /** Event time range [from, to), epoch ms. */
   readonly fromMs: number;
   readonly toMs: number;
@@ -40,7 +43,7 @@ export async function simulate(
   ledger: Pick<Ledger, 'admin' | 'consumers'>,
   options: SimulateOptions,
 ): Promise<SimulateResult> {
-  const proposed = await loadPolicySet(options.policiesFile);
+  const proposed = options.policySet ?? (await loadPolicySet(options.policiesFile ?? ''));
   const topic = options.topic ?? TOPICS.decision;
   const ranges = await planTopicRange(
     ledger.admin,

@@ -11,7 +11,7 @@ const ASSETS = /\.(lua|proto|yaml)$/;
 
 /**
  * The whole tree compiled into `out` as scripts/build.mjs builds dist/ (tsc, tsc-alias, then the Lua,
- * proto and YAML assets of apps/ and libs/), for suites that run built apps as child processes: a
+ * proto and YAML assets of apps/ and libs/, and the operator console into `out/console`), for suites that run built apps as child processes: a
  * private folder never races another engineer's `npm run build`. Fails unless every app named in
  * `apps` (e.g. `relay`) has its `apps/<app>/src/main.js`.
  */
@@ -29,6 +29,10 @@ export async function buildTree(out: string, apps: readonly string[]): Promise<v
   };
   await copyAssets(join(ROOT, 'apps'));
   await copyAssets(join(ROOT, 'libs'));
+  // The operator console, as scripts/build.mjs builds it: beside the apps, where the projector looks.
+  const consoleOut = join(out, 'console');
+  await run(bin('tsc'), ['-p', 'apps/console/tsconfig.build.json', '--outDir', consoleOut], { cwd: ROOT });
+  await cp(join(ROOT, 'apps/console/static'), consoleOut, { recursive: true });
   for (const app of apps) {
     if (!existsSync(join(out, `apps/${app}/src/main.js`))) throw new Error(`the build produced no ${app}`);
   }

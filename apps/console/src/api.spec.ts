@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { can, grantFor, qs, signedIn, type Grant } from './api';
+
+const reader: Grant = { token: 'r', name: 'reader', roles: ['query'], tenants: null };
+const acme: Grant = { token: 'a', name: 'acme', roles: ['query'], tenants: ['acme'] };
+const ops: Grant = { token: 'o', name: 'ops', roles: ['admin'], tenants: null };
+const acmeOps: Grant = { token: 'ao', name: 'acme-ops', roles: ['admin'], tenants: ['acme'] };
+const PAGES = ['overview', 'usage', 'audit', 'pipeline', 'policies', 'namespaces'] as const;
+const visible = (grants: Grant[]) => {
+  signedIn(grants);
+  return PAGES.filter((p) => can(p));
+};
+
+describe('console pages by token', () => {
+  it('lists a page only when the signed-in tokens would be answered on it', () => {
+    expect(visible([reader, ops])).toEqual([...PAGES]);
+    expect(visible([reader])).toEqual(['overview', 'usage', 'audit']);
+    expect(visible([ops])).toEqual(['overview', 'pipeline', 'policies', 'namespaces']);
+    // Tenant-scoped: its own usage and audit; nothing that sums every tenant.
+    expect(visible([acme])).toEqual(['usage', 'audit']);
+    expect(visible([acmeOps])).toEqual([]);
+  });
+
+  it('sends each call with the token that holds its role', () => {
+    signedIn([reader, ops]);
+
+    expect(grantFor('query')?.token).toBe('r');
+    expect(grantFor('admin')?.token).toBe('o');
+    expect(grantFor('overview')?.token).toBe('r');
+    expect(grantFor('decide')).toBeUndefined();
+  });
+});
+
+describe(qs.name, () => {
+  it('leaves out unset and empty parameters and encodes the rest', () => {
+    expect(qs({ tenant: 'a b', policy: '', key: undefined, at: '2026-12-01T10:00:00Z' })).toBe(
+      'tenant=a+b&at=2026-12-01T10%3A00%3A00Z',
+    );
+  });
+});

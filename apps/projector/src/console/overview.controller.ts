@@ -1,0 +1,50 @@
+import { Controller, Get } from '@nestjs/common';
+import { ForbiddenError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
+import { HealthRegistry, statesOnly, type SampledSeries } from '@tally/observability';
+import { ConsoleSampler } from './console-sampler';
+
+/** `tally_decisions_total`'s `policy` of a refusal before any policy: shown as such, not as a blank. */
+const label = (s: SampledSeries) => s.labels.policy || '(no policy)';
+
+/**
+ * What the console asks first: who the token is (`GET /v1/session`, any token, so that a page hides
+ * what the token may not read) and the Overview: the query or the admin role, on every tenant (it sums
+ * all of them). Either role: an admin token may not also be a query token (tokens file rule), and both
+ * an analyst and an operator start on this page.
+ */
+@Controller('v1')
+export class OverviewController {
+  constructor(
+    private readonly sampler: ConsoleSampler,
+    private readonly health: HealthRegistry,
+  ) {}
+
+  @Get('session')
+  @RequireAccess('caller', { perTenant: true })
+  session(@Granted() grant: TokenGrant) {
+    return {
+      name: grant.name,
+      roles: [...grant.roles].sort(),
+      tenants: grant.tenants === undefined ? null : [...grant.tenants].sort(),
+    };
+  }
+
+  @Get('overview')
+  @RequireAccess('caller')
+  async overview(@Granted() grant: TokenGrant) {
+    if (!grant.roles.has('query') && !grant.roles.has('admin'))
+      throw new ForbiddenError('the overview needs the query or the admin role', grant.name);
+    const own = statesOnly(await this.health.report());
+    return {
+      interval_ms: this.sampler.intervalMs,
+      decisions: this.sampler.rates((s) => `${s.labels.outcome} · ${label(s)}`),
+      denials: this.sampler.rates((s) => (s.labels.outcome === 'denied' ? s.labels.reason : null)),
+      degraded: this.sampler.rates((s) => (s.labels.outcome === 'degraded' ? s.labels.reason : null)),
+      health: {
+        projector: { status: own.status, components: own.components },
+        'decision-api': this.sampler.healthOf('decision-api'),
+        relay: this.sampler.healthOf('relay'),
+      },
+    };
+  }
+}

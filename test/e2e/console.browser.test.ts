@@ -1,0 +1,576 @@
+/**
+ * The operator console in a real browser: Debian's headless chromium (installed by
+ * `docker/local/stack.sh browser` when missing) driven by playwright-core, against the built
+ * decision-api, relay and projector as child processes on a PRIVATE stack (redis-server + KRaft broker
+ * of this suite alone), with real traffic sent through the decision API. Every page is checked against
+ * what its API answers for the same range, the drill-downs and filters are followed, the policy preview
+ * shows the simulate result, a namespace switch needs its typed confirmation, and a tenant-scoped token
+ * sees only its pages. Each page is screenshotted into .local/artifacts/console/ (git-ignored), scanned
+ * with axe-core (no serious or critical violation) at 1280 px and at a 1024 px laptop width, and the
+ * browser console must stay free of errors.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { tokenDigestHex } from '@tally/http';
+import { createLedger, TOPICS, type Ledger } from '@tally/ledger';
+import { buildTree, eventually, uniqueName } from '@tally/testing';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
+import { PrivateStack } from './support/ledger-stack.harness';
+
+const exec = promisify(execFile);
+const ROOT = resolve(__dirname, '../..');
+const run = uniqueName('console');
+const out = resolve(ROOT, '.local', run);
+const ARTIFACTS = resolve(ROOT, '.local/artifacts/console');
+
+const POLICY = 'per-principal';
+const SHADOW = 'tenant-shadow';
+const ACME = 'acme';
+const GLOBEX = 'globex';
+/** 4 per principal per minute: the traffic below is denied past that, within one minute's burst. */
+const POLICIES = `
+policies:
+  - name: ${POLICY}
+    key: [tenant, principal]
+    windows:
+      - { name: minute, role: burst, algorithm: fixed_window, limit: 4, period: 1m }
+  - name: ${SHADOW}
+    key: [tenant]
+    mode: shadow
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 8, period: 1h }
+`;
+/** The proposal previewed: the same policy at 2 per minute (more denials), the shadow one removed. */
+const PROPOSED = `
+policies:
+  - name: ${POLICY}
+    key: [tenant, principal]
+    windows:
+      - { name: minute, role: burst, algorithm: fixed_window, limit: 2, period: 1m }
+`;
+
+/** The operator signs in with two tokens: the tokens file lets no token be both a query and an admin token. */
+const READER_TOKEN = `console-reader-token-${run}`;
+const OPS_TOKEN = `console-ops-token-${run}`;
+const ACME_TOKEN = `console-acme-token-${run}`;
+const TOKENS = `tokens:
+  - { name: console-reader, sha256: ${tokenDigestHex(READER_TOKEN)}, roles: [query] }
+  - { name: console-ops, sha256: ${tokenDigestHex(OPS_TOKEN)}, roles: [admin] }
+  - { name: acme-reader, sha256: ${tokenDigestHex(ACME_TOKEN)}, roles: [query], tenants: [${ACME}] }
+`;
+
+const WIDE = { width: 1280, height: 900 };
+const LAPTOP = { width: 1024, height: 768 };
+const AXE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const WAIT = { timeoutMs: 90_000, intervalMs: 250 } as const;
+
+let stack: PrivateStack;
+let env: AppEnv;
+let api: AppProcess;
+let relay: AppProcess;
+let projector: AppProcess;
+let ledger: Ledger;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const browserErrors: string[] = [];
+/** Refusals a step provokes on purpose (the invalid proposal), which the browser logs as failed loads. */
+const expectedFailures: RegExp[] = [];
+const sent = { allowed: 0, denied: 0 };
+const started: AppProcess[] = [];
+
+async function projectorGet<T>(
+  path: string,
+  token = path.startsWith('/v1/usage') || path.startsWith('/v1/top-keys') || path.startsWith('/v1/audit')
+    ? READER_TOKEN
+    : OPS_TOKEN,
+): Promise<T> {
+  const res = await fetch(`${projector.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function post(
+  path: string,
+  body: unknown,
+  token = OPS_TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${projector.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function decide(tenant: string, principal: string): Promise<number> {
+  const res = await fetch(`${api.baseUrl}/v1/decisions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CALLER_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ selectors: { tenant, principal }, cost: 1 }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Real traffic: each principal asks 6 times, the burst window of 4 denies the last 2. */
+async function traffic(): Promise<void> {
+  for (const tenant of [ACME, GLOBEX])
+    for (const principal of ['svc-1', 'svc-2', 'svc-3'])
+      for (let i = 0; i < (principal === 'svc-1' ? 6 : 3); i++) {
+        const status = await decide(tenant, principal);
+        if (status === 200) sent.allowed++;
+        else if (status === 429) sent.denied++;
+        else throw new Error(`decision answered ${status}`);
+      }
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core in the page: serious and critical violations, by rule and the nodes they hit. */
+async function axe(): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  // A string: the tests compile without the DOM library; `axe` is the global the script above defined.
+  const result = await page.evaluate<{
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  }>('axe.run()');
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screenshot and scan at both widths; the page must not scroll sideways at the laptop width. */
+async function checkLayout(name: string): Promise<void> {
+  await page.setViewportSize(LAPTOP);
+  expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')).toBe(true);
+  await screenshot(`${name}-1024`);
+  await page.setViewportSize(WIDE);
+  await screenshot(name);
+  expect(await axe()).toEqual([]);
+}
+
+async function open(hash: string, ready: string): Promise<void> {
+  await page.goto(`${projector.baseUrl}/console#/${hash}`);
+  await page.locator(ready).first().waitFor({ timeout: 30_000 });
+}
+
+const rows = (testId: string) => page.locator(`[data-testid="${testId}"] tbody tr`);
+/** The cells of a table's body rows, trimmed (the DOM is read through locators: no DOM types here). */
+async function cellTexts(testId: string): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const row of await rows(testId).all())
+    out.push((await row.locator('td').allTextContents()).map((t) => t.trim()));
+  return out;
+}
+
+beforeAll(async () => {
+  const chromiumPath = (
+    await exec('bash', [join(ROOT, 'docker/local/stack.sh'), 'browser'], { cwd: ROOT })
+  ).stdout.trim();
+  await mkdir(ARTIFACTS, { recursive: true });
+  await mkdir(out, { recursive: true });
+  [stack] = await Promise.all([
+    PrivateStack.up(),
+    buildTree(out, ['decision-api', 'relay', 'projector', 'cli']),
+  ]);
+  const policiesPath = join(out, 'policies.yaml');
+  const tokensPath = join(out, 'tokens.yaml');
+  await writeFile(policiesPath, POLICIES);
+  await writeFile(tokensPath, TOKENS);
+  env = {
+    out,
+    redisUrl: stack.redisUrl,
+    brokers: stack.brokers,
+    policiesPath,
+    extraEnv: { TALLY_TOKENS_FILE: tokensPath },
+  };
+  api = await AppProcess.start('decision-api', env);
+  started.push(api);
+  relay = await AppProcess.start('relay', env);
+  started.push(relay);
+  projector = await AppProcess.start('projector', {
+    ...env,
+    extraEnv: {
+      ...env.extraEnv,
+      TALLY_CONSOLE_DECISION_API_URL: api.baseUrl,
+      TALLY_CONSOLE_RELAY_URL: relay.baseUrl,
+      TALLY_CONSOLE_SAMPLE_INTERVAL: '1s',
+    },
+  });
+  started.push(projector);
+  ledger = createLedger({ brokers: [...stack.brokers], clientId: run, logLevel: 'nothing' });
+  await ledger.producer.connect();
+
+  await traffic();
+  // A record the projector cannot read: it is dead-lettered with its reason (the Ledger page lists it).
+  await ledger.producer.send(TOPICS.usage, [{ key: ACME, value: '{"not":"an event"}' }]);
+  // Everything folded: the projector's usage equals what the decision API allowed.
+  await eventually(
+    async () => {
+      const [a, g] = await Promise.all(
+        [ACME, GLOBEX].map((t) =>
+          projectorGet<{ total: { count: number } }>(
+            `/v1/usage?tenant=${t}&granularity=hour&from=${hourAgo()}`,
+          ),
+        ),
+      );
+      return a.total.count + g.total.count;
+    },
+    (n) => n === sent.allowed,
+    { ...WAIT, what: 'the projector to fold every allowed decision' },
+  );
+
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
+  // bypassCSP: axe-core is injected as an inline script, which the console's own policy forbids.
+  context = await browser.newContext({ viewport: WIDE, bypassCSP: true });
+  page = await context.newPage();
+  page.on('pageerror', (e) => browserErrors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const where = m.location().url;
+    if (!expectedFailures.some((re) => re.test(where))) browserErrors.push(`${m.text()} (${where})`);
+  });
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ledger?.close();
+  await Promise.all(started.map((app) => app.kill('SIGTERM')));
+  await stack?.down();
+  await rm(out, { recursive: true, force: true });
+});
+
+function hourAgo(): string {
+  return new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+describe('operator console', { timeout: 180_000 }, () => {
+  it('signs in with a token and lists every page the operator token may read', async () => {
+    expect(sent.denied).toBeGreaterThan(0);
+    await page.goto(`${projector.baseUrl}/console`);
+    expectedFailures.push(/\/v1\/session$/);
+    await page.getByLabel('Token', { exact: true }).fill('not-a-token-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not accepted');
+    await page.getByLabel('Token', { exact: true }).fill(READER_TOKEN);
+    await page.getByLabel('Second token (optional)').fill(OPS_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('main[data-page="overview"]').waitFor();
+    expectedFailures.pop();
+
+    const links = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+    expect(links).toEqual([
+      'Overview',
+      'Usage',
+      'Audit trail',
+      'Ledger and consumers',
+      'Policies',
+      'Namespaces',
+    ]);
+    expect(await page.evaluate('sessionStorage.getItem("tally.console.tokens")')).toBe(
+      JSON.stringify([READER_TOKEN, OPS_TOKEN]),
+    );
+  });
+
+  it('Overview: the series and the health the overview API answers, refreshed live', async () => {
+    // Samples are taken every second: wait until they cover the traffic (a rate > 0 was seen).
+    await eventually(
+      () => projectorGet<{ decisions: { label: string; points: number[][] }[] }>('/v1/overview'),
+      (o) => o.decisions.some((s) => s.label === `allowed · ${POLICY}` && s.points.some((p) => p[1] > 0)),
+      { ...WAIT, what: 'a sample with the traffic' },
+    );
+    await open('overview', '[data-testid="decisions-table"] tbody tr');
+    const overview = await projectorGet<{
+      decisions: { label: string }[];
+      denials: { label: string }[];
+      health: Record<string, { status: string }>;
+    }>('/v1/overview');
+
+    const shown = (await cellTexts('decisions-table')).map((r) => r[0]);
+    expect(shown).toEqual(overview.decisions.map((s) => s.label));
+    expect(shown).toEqual(expect.arrayContaining([`allowed · ${POLICY}`, `denied · ${POLICY}`]));
+    expect((await cellTexts('denials-table')).map((r) => r[0])).toEqual(overview.denials.map((s) => s.label));
+    expect(overview.denials.map((s) => s.label)).toContain('burst_quota_exhausted');
+    for (const service of ['projector', 'decision-api', 'relay']) {
+      expect(overview.health[service].status).toBe('healthy');
+      await expect
+        .poll(() => page.locator(`[data-service="${service}"] .badge`).first().textContent())
+        .toBe('healthy');
+    }
+    // Live: the chart's last sample time moves on without any navigation.
+    const endOfChart = () =>
+      page.locator('section[aria-label^="Decisions per second"] svg.chart text').last().textContent();
+    const before = await endOfChart();
+    await expect.poll(endOfChart, { timeout: 30_000 }).not.toBe(before);
+    await checkLayout('overview');
+  });
+
+  it('Usage: buckets and totals equal /v1/usage; a bucket drills into /v1/top-keys, a key into its usage', async () => {
+    const from = hourAgo();
+    const to = new Date(Date.now() + 120_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const query = `tenant=${ACME}&granularity=minute&from=${from}&to=${to}`;
+    await open(`usage?${query}`, '[data-testid="usage-table"]');
+    const usage = await projectorGet<{
+      buckets: { start: string; cost: number; count: number }[];
+      total: { cost: number };
+    }>(`/v1/usage?${query}&limit=5000`);
+    expect(await page.getByTestId('total-cost').textContent()).toBe(String(usage.total.cost));
+    expect(usage.total.cost).toBe(4 + 3 + 3);
+    expect((await cellTexts('usage-table')).map((r) => [r[0], r[2], r[3]])).toEqual(
+      usage.buckets.map((b) => [b.start, String(b.cost), String(b.count)]),
+    );
+
+    // Drill down: name the policy with the filter form, then open the top keys of the busiest bucket.
+    await page.getByLabel('Policy').fill(POLICY);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/policy=per-principal/);
+    const busiest = usage.buckets.reduce((a, b) => (b.cost > a.cost ? b : a));
+    await page
+      .locator('[data-testid="usage-table"] tr', { hasText: busiest.start })
+      .getByRole('button', { name: 'top keys' })
+      .click();
+    await page.locator('[data-testid="top-keys-table"]').waitFor();
+    const top = await projectorGet<{ keys: { key: string; cost: number }[] }>(
+      `/v1/top-keys?tenant=${ACME}&policy=${POLICY}&granularity=minute&at=${busiest.start}&limit=20`,
+    );
+    expect((await cellTexts('top-keys-table')).map((r) => [r[0], r[1]])).toEqual(
+      top.keys.map((k) => [k.key, String(k.cost)]),
+    );
+    await checkLayout('usage-top-keys');
+
+    const key = top.keys[0].key;
+    await page.getByRole('link', { name: key, exact: true }).click();
+    await page.waitForURL(/key=/);
+    await page.locator('[data-testid="usage-table"]').waitFor();
+    const byKey = await projectorGet<{ total: { cost: number } }>(
+      `/v1/usage?${query}&policy=${POLICY}&key=${encodeURIComponent(key)}`,
+    );
+    await expect.poll(() => page.getByTestId('total-cost').textContent()).toBe(String(byKey.total.cost));
+    expect(await page.getByRole('navigation', { name: 'Drill-down' }).textContent()).toContain(`key ${key}`);
+    await screenshot('usage-key');
+  });
+
+  it('Audit trail: denials by type and policy, with reasons and counts as /v1/audit answers', async () => {
+    const since = hourAgo();
+    await open(
+      `audit?tenant=${ACME}&type=denied&policy=${POLICY}&since=${since}`,
+      '[data-testid="audit-table"]',
+    );
+    const audit = await projectorGet<{
+      entries: { type: string; policy?: string; reason?: string; count: number }[];
+    }>(`/v1/audit?tenant=${ACME}&since=${since}&limit=1000`);
+    const denied = audit.entries.filter((e) => e.type === 'denied' && e.policy === POLICY);
+    const table = await cellTexts('audit-table');
+    expect(table.map((r) => [r[1], r[2], r[3], r[4]])).toEqual(
+      denied.map((e) => ['denied', POLICY, e.reason ?? '', String(e.count)]),
+    );
+    // The 2 denials of acme's svc-1 (coalesced per second, so in one or two rows).
+    expect(denied.reduce((n, e) => n + e.count, 0)).toBe(2);
+    expect(await cellTexts('denials-by-reason')).toEqual([['burst_quota_exhausted', '2']]);
+
+    // Another type through the form: the shadow policy's would-deny rows only.
+    await page.getByLabel('Type').selectOption('would_deny');
+    await page.getByLabel('Policy').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/type=would_deny/);
+    await page.locator('[data-testid="audit-table"]').waitFor();
+    // acme's 10 allowed decisions pass the shadow policy's 8 per hour: the last 2 would have been denied.
+    const wouldDeny = audit.entries.filter((e) => e.type === 'would_deny');
+    expect(wouldDeny.reduce((n, e) => n + e.count, 0)).toBe(2);
+    expect((await cellTexts('audit-table')).map((r) => [r[1], r[2], r[4]])).toEqual(
+      wouldDeny.map((e) => ['would_deny', e.policy, String(e.count)]),
+    );
+    await checkLayout('audit');
+  });
+
+  it('Ledger and consumers: outbox, group members, lag per partition and the dead letter with its reason', async () => {
+    await eventually(
+      () => projectorGet<{ dead_letters: unknown[]; outbox: unknown }>('/v1/pipeline'),
+      (p) => p.dead_letters.length === 1 && p.outbox !== null,
+      { ...WAIT, what: 'the dead letter and an outbox sample' },
+    );
+    await open('pipeline', '[data-testid="partitions-table"]');
+    const pipeline = await projectorGet<{
+      consumers: { members: unknown[]; partitions: { topic: string; partition: number }[] };
+      dead_letters: { reason: string; source: string }[];
+    }>('/v1/pipeline');
+    expect(await rows('members-table').count()).toBe(pipeline.consumers.members.length);
+    expect(pipeline.consumers.members).toHaveLength(1);
+    expect((await cellTexts('partitions-table')).map((r) => `${r[0]}/${r[1]}`)).toEqual(
+      pipeline.consumers.partitions.map((p) => `${p.topic}/${p.partition}`),
+    );
+    const letters = await cellTexts('dead-letters-table');
+    expect(letters.map((r) => [r[1], r[2]])).toEqual(pipeline.dead_letters.map((d) => [d.source, d.reason]));
+    expect(letters[0][1]).toBe('projector');
+    await expect.poll(() => page.getByTestId('outbox').textContent()).toContain('Entries');
+    await checkLayout('pipeline');
+  });
+
+  it('Policies: the running set, a rejected reload with its errors, and a proposal previewed with simulate', async () => {
+    // A broken file is refused by the decision API (and remembered), then the good one is back.
+    await writeFile(env.policiesPath, 'policies: [ { name: broken } ]\n');
+    const refused = await fetch(`${api.baseUrl}/v1/policies:reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPS_TOKEN}` },
+    });
+    expect(refused.status).toBe(422);
+    await writeFile(env.policiesPath, POLICIES);
+
+    await open('policies', '[data-testid="reloads-table"]');
+    const running = (await (
+      await fetch(`${api.baseUrl}/v1/policies`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })
+    ).json()) as { version: string };
+    expect(await page.getByTestId('policy-version').textContent()).toBe(running.version);
+    expect((await cellTexts('policies-table')).map((r) => r[0])).toEqual([POLICY, SHADOW]);
+    const reloads = await cellTexts('reloads-table');
+    expect(reloads.some((r) => r[2] === 'rejected' && r[4].includes('policies[0]'))).toBe(true);
+
+    // More than a day of decisions in memory is refused before anything is read.
+    const tooLong = await post('/v1/policies:simulate', {
+      policies: PROPOSED,
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-01-02T00:00:01Z',
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors).toEqual([
+      { path: 'to', message: 'must be an ISO 8601 time after `from`, at most 24 h later' },
+    ]);
+
+    // An invalid proposal: every error listed, nothing simulated.
+    expectedFailures.push(/\/v1\/policies:simulate$/);
+    await page.getByLabel('Policy file (YAML or JSON)').fill('policies: [ { name: nope } ]');
+    await page.getByRole('button', { name: 'Validate and preview' }).click();
+    await page.getByTestId('proposal-errors').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('simulate.policy_invalid');
+
+    // A valid one over the traffic's range: the page shows what POST /v1/policies:simulate answers.
+    const from = hourAgo();
+    const to = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await page.getByLabel('Policy file (YAML or JSON)').fill(PROPOSED);
+    await page.getByLabel('From (UTC)').fill(from);
+    await page.getByLabel('To (UTC)').fill(to);
+    await page.getByRole('button', { name: 'Validate and preview' }).click();
+    await page.getByTestId('simulation-table').waitFor({ timeout: 60_000 });
+    expectedFailures.pop();
+    const res = await fetch(`${projector.baseUrl}/v1/policies:simulate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policies: PROPOSED, from, to }),
+    });
+    const sim = (await res.json()) as {
+      decisions: number;
+      policies: {
+        policy: string;
+        actual: { allowed: number; denied: number };
+        simulated: { allowed: number; denied: number };
+      }[];
+    };
+    expect(sim.decisions).toBeGreaterThanOrEqual(sent.allowed);
+    expect((await cellTexts('simulation-table')).map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual(
+      sim.policies.map((p) =>
+        [p.policy, p.actual.allowed, p.actual.denied, p.simulated.allowed, p.simulated.denied].map(String),
+      ),
+    );
+    const proposed = sim.policies.find((p) => p.policy === POLICY);
+    expect(proposed?.simulated.denied).toBeGreaterThan(proposed?.actual.denied ?? Infinity);
+    expect(await page.getByTestId('preview-summary').textContent()).toContain(
+      `${sim.decisions} recorded decisions`,
+    );
+    await checkLayout('policies');
+  });
+
+  it('Namespaces: replay state listed; a switch happens only after the name is typed again', async () => {
+    await exec(
+      process.execPath,
+      [
+        join(out, 'apps/cli/src/main.js'),
+        'replay',
+        '--from',
+        'earliest',
+        '--to',
+        'latest',
+        '--namespace',
+        'rebuilt',
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          REDIS_URL: stack.redisUrl,
+          KAFKA_BROKERS: stack.brokers.join(','),
+          TALLY_SHARDS: '8',
+        },
+      },
+    );
+    await open('namespaces', '[data-testid="namespaces-table"]');
+    const listed = await cellTexts('namespaces-table');
+    expect(listed.map((r) => [r[0], r[1], r[5]])).toEqual([
+      ['live', 'active', '—'],
+      ['rebuilt', 'inactive', 'complete'],
+    ]);
+
+    // The API itself refuses a switch whose confirmation differs, an unknown name, and a scoped token.
+    expect(await post('/v1/namespaces:switch', { name: 'rebuilt', confirm: 'rebuil' })).toEqual({
+      status: 400,
+      body: {
+        code: 'request.invalid',
+        message: 'the request is invalid',
+        errors: [{ path: 'confirm', message: 'must repeat `name` exactly' }],
+      },
+    });
+    expect((await post('/v1/namespaces:switch', { name: 'nope', confirm: 'nope' })).body.code).toBe(
+      'namespace.not_found',
+    );
+    expect(
+      (await post('/v1/namespaces:switch', { name: 'rebuilt', confirm: 'rebuilt' }, ACME_TOKEN)).status,
+    ).toBe(403);
+
+    await page.getByRole('button', { name: 'Switch to rebuilt…' }).click();
+    const dialog = page.getByRole('dialog');
+    const confirm = dialog.getByRole('button', { name: 'Switch' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel('Type rebuilt to confirm').fill('rebuil');
+    expect(await confirm.isDisabled()).toBe(true);
+    await screenshot('namespaces-confirm');
+    expect(
+      await projectorGet<{ namespaces: { name: string; active: boolean }[] }>('/v1/namespaces'),
+    ).toMatchObject({
+      namespaces: [
+        { name: 'live', active: true },
+        { name: 'rebuilt', active: false },
+      ],
+    });
+    await dialog.getByLabel('Type rebuilt to confirm').fill('rebuilt');
+    await confirm.click();
+    await page.getByTestId('switched').waitFor();
+    expect(await page.getByTestId('switched').textContent()).toBe('Switched from live to rebuilt.');
+    expect((await cellTexts('namespaces-table')).map((r) => [r[0], r[1]])).toEqual([
+      ['live', 'inactive'],
+      ['rebuilt', 'active'],
+    ]);
+    await checkLayout('namespaces');
+  });
+
+  it('a tenant-scoped token sees only usage and audit, and only its tenant', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token', { exact: true }).fill(ACME_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('main[data-page="usage"]').waitFor();
+    const links = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+    expect(links).toEqual(['Usage', 'Audit trail']);
+    expect(await page.getByLabel('Tenant').locator('option').allTextContents()).toEqual([ACME]);
+    await page.locator('[data-testid="usage-table"]').waitFor();
+    await screenshot('usage-scoped');
+  });
+
+  it('logged no error in the browser console', () => {
+    expect(browserErrors).toEqual([]);
+  });
+});
