@@ -10,6 +10,7 @@ import { GrpcMetrics } from './grpc-metrics';
 import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
 import { decisionApiDocument } from './decision-api.openapi';
+import { OverridesController } from './overrides.controller';
 import { PoliciesController } from './policies.controller';
 
 /** The hot path: decisions over HTTP (and Envoy RLS gRPC), control endpoints, health, metrics. */
@@ -40,7 +41,12 @@ export class DecisionApiModule {
           imports: [DecisionMetricsModule],
         }),
       ],
-      controllers: [DecisionsController, PoliciesController, openApiController(decisionApiDocument)],
+      controllers: [
+        DecisionsController,
+        PoliciesController,
+        OverridesController,
+        openApiController(decisionApiDocument),
+      ],
       providers: [
         GrpcMetrics,
         GrpcRlsService,

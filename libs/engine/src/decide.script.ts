@@ -1,7 +1,7 @@
 import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 import type { DecisionPlan } from './decision-plan';
 
-/** The custom command `tallyDecide`; `numkeys` is its first argument (a decision has 2 + windows (+1) keys). */
+/** The custom command `tallyDecide`; `numkeys` is its first argument (2 + windows, + idempotency, + overrides). */
 const DECIDE = luaScript(__dirname, 'decide.lua', 'tallyDecide');
 
 /** What decide.lua answered, parsed (see the reply legend at the top of the script). */
@@ -25,6 +25,8 @@ export interface ScriptWindow {
   readonly remaining: number;
   readonly resetMs: number;
   readonly wouldDeny: boolean;
+  /** When its policy had an override in force: the window's effective limit and the override's version. */
+  readonly override?: { readonly limit: number; readonly version: number };
 }
 
 const ALGORITHM_CODES = {
@@ -48,10 +50,14 @@ export function decideArgs(
   // One array, filled in order: this runs for every decision.
   const windows = plan.windows;
   const idem = plan.idempotencyRedisKey;
-  const args: (string | number)[] = [2 + windows.length + (idem === undefined ? 0 : 1)];
+  const fields = plan.overrideFields;
+  const args: (string | number)[] = [
+    2 + windows.length + (idem === undefined ? 0 : 1) + (fields.length === 0 ? 0 : 1),
+  ];
   args.push(plan.shard.outbox, plan.shard.denials);
   for (const w of windows) args.push(w.redisKey);
   if (idem !== undefined) args.push(idem);
+  if (fields.length > 0) args.push(plan.overridesRedisKey);
   args.push(
     nowMs === undefined ? '' : nowMs,
     plan.cost,
@@ -61,6 +67,14 @@ export function decideArgs(
     windows.length,
   );
   for (const w of windows) args.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
+  // Overrides: per applicable policy its field, first window (1-based) and window count.
+  args.push(fields.length);
+  let first = 1;
+  for (let j = 0; j < fields.length; j++) {
+    const count = plan.policies[j].policy.windows.length;
+    args.push(fields[j], first, count);
+    first += count;
+  }
   return args;
 }
 
@@ -69,15 +83,24 @@ export function callDecide<T>(target: unknown, args: (string | number)[]): T {
   return (target as Record<string, (...a: (string | number)[]) => T>)[DECIDE.name](...args);
 }
 
-export function parseDecideReply(reply: unknown): ScriptOutcome {
+/**
+ * `windowCount`: the plan's windows. A reply longer than 5 + 3 per window carries the overrides
+ * trailer (2 per window: effective limit, version); without a count (a replay's stored windows, which
+ * never have one) every value after the head is a window's.
+ */
+export function parseDecideReply(reply: unknown, windowCount?: number): ScriptOutcome {
   if (!Array.isArray(reply) || reply.length < 5) throw new Error('decide.lua: malformed reply');
   const [status, nowMs, retryAfterMs, binding, stored] = reply as [number, number, number, number, string];
   const windows: ScriptWindow[] = [];
-  for (let i = 5; i + 2 < reply.length; i += 3) {
+  const end = windowCount === undefined || status === 2 ? reply.length : 5 + 3 * windowCount;
+  const trailer = windowCount !== undefined && reply.length > end ? end : 0;
+  for (let i = 5, w = 0; i + 2 < end; i += 3, w++) {
+    const version = trailer === 0 ? 0 : Number(reply[trailer + 2 * w + 1]);
     windows.push({
       remaining: Number(reply[i]),
       resetMs: Number(reply[i + 1]),
       wouldDeny: Number(reply[i + 2]) === 1,
+      ...(version > 0 ? { override: { limit: Number(reply[trailer + 2 * w]), version } } : {}),
     });
   }
   switch (status) {

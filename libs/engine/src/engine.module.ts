@@ -12,6 +12,8 @@ import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } fr
 import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
 import { createRedisClient } from '@tally/redis';
+import { OverridesService } from './overrides/overrides.service';
+import { OverridesStore } from './overrides/overrides.store';
 
 export interface EngineModuleOptions {
   /** Modules that export the providers named by `policySource` / `observer` / `inject`. */
@@ -58,13 +60,15 @@ export class EngineModule {
       EngineService,
       DegradedLedger,
       DecisionService,
+      OverridesStore,
+      OverridesService,
     ];
     if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
     return {
       module: EngineModule,
       imports: def.imports ?? [],
       providers,
-      exports: [DecisionService, EngineService, DegradedLedger],
+      exports: [DecisionService, EngineService, DegradedLedger, OverridesService],
     };
   }
 }

@@ -5,6 +5,9 @@ import {
   encodeScope,
   fnv1a32,
   idempotencyKey,
+  overrideField,
+  overrideIndexKey,
+  overridesKey,
   parseWindowKey,
   shardKeys,
   shardOf,
@@ -153,6 +156,15 @@ describe('keys', () => {
       ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
     ])('refuses %s', (_, redisKey) => {
       expect(parseWindowKey(redisKey, 'p', 'hourly')).toBeNull();
+    });
+  });
+
+  describe(overridesKey.name, () => {
+    it('puts the overrides and their index in the shard slot, fields as <policy>:<scope>:<key>', () => {
+      const shard = shardKeys(7);
+      expect(overridesKey(shard)).toBe('tally:v1:{s7}:overrides');
+      expect(overrideIndexKey(shard)).toBe('tally:v1:{s7}:overrides:index');
+      expect(overrideField('tenant-default', encodeScope('a:b'), 'a%3Ab')).toBe('tenant-default:a%3Ab:a%3Ab');
     });
   });
 });

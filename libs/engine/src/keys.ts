@@ -132,3 +132,26 @@ export function parseWindowKey(redisKey: string, policy: string, window: string)
 export function idempotencyKey(shard: ShardKeys, scope: string, idempotencyKey: string): string {
   return `${shard.base}:idem.sha256:${scope}:${hash('sha256', idempotencyKey, 'base64url')}`;
 }
+
+/**
+ * The shard's runtime overrides, one hash `tally:v1:{s<N>}:overrides` beside the windows (same slot,
+ * so decide.lua reads it in the step that decides): field `overrideField(…)`, value the encoded
+ * override (overrides/override-record.ts). Field `#seq` holds the shard's version counter.
+ */
+export function overridesKey(shard: ShardKeys): string {
+  return `${shard.base}:overrides`;
+}
+
+/**
+ * The listing index of the shard's overrides, a sorted set `tally:v1:{s<N>}:overrides:index` of
+ * fields, all with score 0: `ZRANGEBYLEX` pages through it in field order, by policy (a field starts
+ * with its policy) or policy and tenant. One per shard, so it works on Redis Cluster unchanged.
+ */
+export function overrideIndexKey(shard: ShardKeys): string {
+  return `${shard.base}:overrides:index`;
+}
+
+/** `<policy>:<scope>:<key>`: neither the policy nor the scope holds ':', so the rest is the key. */
+export function overrideField(policy: string, scope: string, key: string): string {
+  return `${policy}:${scope}:${key}`;
+}

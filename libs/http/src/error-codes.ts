@@ -108,6 +108,11 @@ export const ERROR_CODES = {
     meaning: 'a stored projection value is not what the projector writes: replay the namespace',
   },
   internal: { statuses: [500], meaning: 'a bug; the message never says more' },
+  'quota.blocked': {
+    statuses: [429],
+    meaning: 'the key is blocked by an override of 0 (reason `blocked`); nothing consumed',
+  },
+  'override.not_found': { statuses: [404], meaning: 'no override for that policy and key (or it expired)' },
 } as const satisfies Record<string, { readonly statuses: readonly number[]; readonly meaning: string }>;
 
 /** A code of the vocabulary. */
