@@ -54,7 +54,12 @@ function policySet() {
  * policy, no idempotency key, Redis clock. The policy is planned whatever the route (as the old
  * hand-built arguments did), which also spares the ceiling the policy match.
  */
-export function decideArgs(engine, { tenant, principal, route = 'evaluate', cost = 1, shards = 64 }) {
+export function decideArgs(engine, options) {
+  return engine.decideArgs(benchPlan(engine, options), 0);
+}
+
+/** The plan of that decision (its override fields and keys, for seeding overrides). */
+export function benchPlan(engine, { tenant, principal, route = 'evaluate', cost = 1, shards = 64 }) {
   const set = policySet();
   const selectors = tenant === undefined ? { principal, route } : { tenant, principal, route };
   // A counter, not a ULID: the ceiling spends nothing it does not have to (a ULID is in the API's cost).
@@ -64,5 +69,5 @@ export function decideArgs(engine, { tenant, principal, route = 'evaluate', cost
     { policySet: set, tokenSecret: '', shards, decisionId, only: set.policies[0] },
   );
   if (!planned.ok) throw new Error(`bench decision refused: ${planned.refusal.message}`);
-  return engine.decideArgs(planned.plan, 0);
+  return planned.plan;
 }
