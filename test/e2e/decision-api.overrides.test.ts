@@ -4,9 +4,15 @@
  * override in force. Every answer is checked against the served OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TallyClient, TallyRequestError } from '@tally/client';
 import { uniqueName } from '@tally/testing';
 import { OverridesController } from '../../apps/decision-api/src/overrides.controller';
-import { ADMIN_TOKEN, DecisionApiHarness, type DecisionBody } from './support/decision-api.harness';
+import {
+  ADMIN_TOKEN,
+  CALLER_TOKEN,
+  DecisionApiHarness,
+  type DecisionBody,
+} from './support/decision-api.harness';
 
 const run = uniqueName('e2e-ov');
 const P = { tenant: `${run}-tenant`, client: `${run}-client` };
@@ -171,5 +177,37 @@ describe(OverridesController.name, () => {
       body: { limits: { hourly: 1 }, reason: 'r' },
     });
     expect(put.status).toBe(403);
+  });
+
+  it('the SDK lists, sets, reads and removes overrides (TallyClient.overrides)', async () => {
+    const sdk = new TallyClient({ baseUrl: sut.baseUrl, token: ADMIN_TOKEN });
+    try {
+      const tenant = uniqueName('sdk');
+      const set = await sdk.overrides.set(P.tenant, tenant, { limits: { hourly: 7 }, reason: 'sdk' });
+      expect(set).toMatchObject({
+        policy: P.tenant,
+        key: tenant,
+        limits: { hourly: 7 },
+        set_by: 'TALLY_ADMIN_TOKEN',
+      });
+      expect(await sdk.overrides.get(P.tenant, tenant)).toEqual(set);
+      const page = await sdk.overrides.list({ policy: P.tenant, tenant, limit: 10 });
+      expect(page).toEqual({ items: [set], next_cursor: null });
+      await expect(
+        sdk.overrides.set(P.tenant, tenant, { limits: { nope: 1 }, reason: 'r' }),
+      ).rejects.toMatchObject({
+        status: 400,
+        code: 'request.invalid',
+        errors: [{ path: 'limits.nope' }],
+      });
+      expect(await sdk.overrides.remove(P.tenant, tenant)).toBe(true);
+      expect(await sdk.overrides.remove(P.tenant, tenant)).toBe(false);
+      expect(await sdk.overrides.get(P.tenant, tenant)).toBeNull();
+      const caller = new TallyClient({ baseUrl: sut.baseUrl, token: CALLER_TOKEN });
+      await expect(caller.overrides.list()).rejects.toBeInstanceOf(TallyRequestError);
+      caller.close();
+    } finally {
+      sdk.close();
+    }
   });
 });

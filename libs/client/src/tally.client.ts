@@ -8,6 +8,7 @@ import type {
 } from './client.types';
 import { interpretBatchItem, interpretResponse, unreachableDecision } from './decision.mapper';
 import { HttpTransport, TransportFailure, type RawResponse } from './http.transport';
+import { TallyOverrides } from './tally-overrides';
 
 const DEFAULT_TIMEOUT_MS = 200;
 const DEFAULT_MAX_SOCKETS = 64;
@@ -23,12 +24,16 @@ export class TallyClient {
   private readonly token: string;
   private readonly timeoutMs: number;
   private readonly failMode: TallyFailMode;
+  /** Runtime overrides (`/v1/overrides`): list, get, set, remove; needs an overrides or admin token. */
+  readonly overrides: TallyOverrides;
 
   constructor(options: TallyClientOptions) {
     this.transport = new HttpTransport(options.baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS);
     this.token = options.token;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.failMode = options.failMode ?? 'open';
+    // Admin calls are not on a hot path: at least 5 s, not the decision deadline.
+    this.overrides = new TallyOverrides(this.transport, this.token, Math.max(this.timeoutMs, 5_000));
   }
 
   /** `POST /v1/decisions`. */
