@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, TallyRequestError } from '@tally/client';
 import { uniqueName } from '@tally/testing';
 import { OverridesController } from '../../apps/decision-api/src/overrides.controller';
+import { tally } from '../integration/cli.support';
 import {
   ADMIN_TOKEN,
   CALLER_TOKEN,
@@ -209,5 +210,53 @@ describe(OverridesController.name, () => {
     } finally {
       sdk.close();
     }
+  });
+
+  it('tally overrides set|get|list|rm drive the same API (--json), and a refusal names the field (exit 2)', async () => {
+    const env = { TALLY_ADMIN_TOKEN: ADMIN_TOKEN };
+    const tenant = uniqueName('cli');
+    const url = ['--url', sut.baseUrl];
+    const set = await tally(
+      [
+        'overrides',
+        'set',
+        P.tenant,
+        tenant,
+        '--limits',
+        'hourly=0',
+        '--reason',
+        'abuse',
+        '--expires',
+        new Date(Date.now() + 3_600_000).toISOString(),
+        '--json',
+        ...url,
+      ],
+      env,
+    );
+    expect(set).toMatchObject({ code: 0 });
+    expect(JSON.parse(set.stdout)).toMatchObject({
+      policy: P.tenant,
+      key: tenant,
+      limits: { hourly: 0 },
+      reason: 'abuse',
+    });
+    expect((await sut.decide<DecisionBody>({ selectors: { tenant, route: 't' } })).body.reason).toBe(
+      'blocked',
+    );
+
+    const got = await tally(['overrides', 'get', P.tenant, tenant, '--json', ...url], env);
+    expect(JSON.parse(got.stdout)).toMatchObject({ version: (JSON.parse(set.stdout) as Item).version });
+    const listed = await tally(['overrides', 'list', '--policy', P.tenant, '--tenant', tenant, ...url], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('hourly=0');
+    const bad = await tally(
+      ['overrides', 'set', P.tenant, tenant, '--limits', 'weekly=3', '--reason', 'r', ...url],
+      env,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('limits.weekly');
+    expect((await tally(['overrides', 'rm', P.tenant, tenant, ...url], env)).code).toBe(0);
+    expect((await tally(['overrides', 'rm', P.tenant, tenant, ...url], env)).code).toBe(1);
+    expect((await tally(['overrides', 'list', ...url], {})).code).toBe(2);
   });
 });
