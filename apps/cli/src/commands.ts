@@ -196,6 +196,12 @@ export const COMMANDS: readonly Command[] = [
         help: 'end of the range (exclusive)',
       },
       { name: 'tenant', value: 'text', placeholder: 'TENANT', help: 'only this tenant' },
+      {
+        name: 'overrides',
+        value: 'text',
+        placeholder: 'FILE',
+        help: 'proposed runtime overrides (the output of tally overrides list --json, or a list)',
+      },
     ],
     summary:
       'recorded decisions re-evaluated under proposed policies: allowed/denied per policy, actual vs proposed',

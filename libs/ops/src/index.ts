@@ -48,6 +48,7 @@ export {
   type SimulationReport,
 } from './policy-simulator';
 export { simulate, type SimulateOptions, type SimulateResult } from './simulate.command';
+export { loadProposedOverrides, type ProposedOverride } from './proposed-overrides';
 export { ReseedAccumulator, sustainedWindows, type ReseedTarget, type SustainedWindow } from './reseed-plan';
 export {
   reseed,
