@@ -197,7 +197,7 @@ function overrideOperations(): OperationSpec[] {
       path,
       operationId: 'setOverride',
       summary: 'Set the limits of some or all windows of a policy for one key (0 blocks)',
-      description: 'Takes effect on the next decision; every change is versioned and audited.',
+      description: 'Takes effect on the next decision; every change takes a new version.',
       access: 'overrides:write',
       parameters: target,
       requestBody: OverridePutSchema,
