@@ -3,6 +3,10 @@
  * removes them, and the next decision follows — raised, blocked, back to the policy — naming the
  * override in force. Every answer is checked against the served OpenAPI document.
  */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tokenDigestHex } from '@tally/http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, TallyRequestError } from '@tally/client';
 import { uniqueName } from '@tally/testing';
@@ -258,5 +262,49 @@ describe(OverridesController.name, () => {
     expect((await tally(['overrides', 'rm', P.tenant, tenant, ...url], env)).code).toBe(0);
     expect((await tally(['overrides', 'rm', P.tenant, tenant, ...url], env)).code).toBe(1);
     expect((await tally(['overrides', 'list', ...url], {})).code).toBe(2);
+  });
+});
+
+describe('overrides scopes (tokens file)', () => {
+  const acme = uniqueName('acme');
+  const globex = uniqueName('globex');
+  const T = { desk: `desk-token-${run}`, reader: `reader-token-${run}` };
+  let scoped: DecisionApiHarness;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tally-ov-tokens-'));
+    const file = join(dir, 'tokens.yaml');
+    await writeFile(
+      file,
+      [
+        'tokens:',
+        `  - { name: acme-desk, sha256: ${tokenDigestHex(T.desk)}, roles: [overrides:write], tenants: [${acme}] }`,
+        `  - { name: reader, sha256: ${tokenDigestHex(T.reader)}, roles: [overrides:read] }`,
+        '',
+      ].join('\n'),
+    );
+    scoped = await DecisionApiHarness.start({
+      redisUrl: inject('redisUrl'),
+      policies: POLICIES,
+      env: { TALLY_TOKENS_FILE: file },
+    });
+  });
+  afterAll(async () => {
+    await scoped.close();
+  });
+
+  it('overrides:write changes only its tenants, records its name, and reads them; overrides:read only reads', async () => {
+    const body = { limits: { hourly: 9 }, reason: 'desk' };
+    const set = await scoped.call<Item>('PUT', path(P.tenant, acme), { token: T.desk, body });
+    expect(set).toMatchObject({ status: 201, body: { set_by: 'acme-desk' } });
+    expect((await scoped.call('PUT', path(P.tenant, globex), { token: T.desk, body })).status).toBe(403);
+    expect((await scoped.call('GET', path(P.tenant, acme), { token: T.desk })).status).toBe(200);
+    expect((await scoped.call('GET', '/v1/overrides', { token: T.desk })).status).toBe(403);
+    expect((await scoped.call('GET', `/v1/overrides?tenant=${acme}`, { token: T.desk })).status).toBe(200);
+    // the reader reads every tenant, changes none; a decide-only token reads nothing
+    expect((await scoped.call('GET', path(P.tenant, acme), { token: T.reader })).status).toBe(200);
+    expect((await scoped.call('DELETE', path(P.tenant, acme), { token: T.reader })).status).toBe(403);
+    expect((await scoped.call('GET', path(P.tenant, acme), { token: CALLER_TOKEN })).status).toBe(403);
+    expect((await scoped.call('DELETE', path(P.tenant, acme), { token: T.desk })).status).toBe(204);
   });
 });
