@@ -149,6 +149,7 @@ export async function scriptCostPhase(redis, engine) {
   const scripts = [
     { name: 'decide.lua', path: DECIDE_LUA_PATH },
     { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
+    { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH },
   ];
   const baseline = process.env.BENCH_DECIDE_BASELINE;

@@ -11,6 +11,7 @@ import {
   DecisionService,
   EngineService,
   LeaseService,
+  OverridesStore,
   allShardKeys,
   shardOf,
   type Decision,
@@ -489,6 +490,71 @@ describe(OutboxRelay.name, () => {
     expect(await metric(sut, 'tally_relay_events_published_total', `topic="${TOPICS.lease}"`)).toBe(1);
     await stopRelay(sut);
     await engine.close();
+  });
+
+  it('carries the override in force into the events: its version and limits, and a block as reason blocked', async () => {
+    // given: a limit of 5 raised to 7 by an override, then blocked by a newer one (script time in a
+    // closed second, so the block's coalesced denial is drained at once)
+    const tenant = `${run}-o`;
+    const name = uniqueName('po');
+    const second = Math.floor(Date.now() / 1000) - 5;
+    const engine = decider(
+      url,
+      [policy(name, 5)].map((p) => ({ ...p, key: ['tenant'] as const })),
+      () => second * 1000 + 250,
+    );
+    const overridesRedis = new Redis(url);
+    const overrides = new OverridesStore(overridesRedis, {
+      redis: { mode: 'single', url },
+      shards: SHARDS,
+    } as EngineOptions);
+    const target = { policy: name, key: tenant, tenant };
+    const raise = await overrides.set(target, {
+      limits: { w: 7 },
+      expiresAtMs: null,
+      reason: 'launch',
+      setBy: 'ops',
+    });
+    const allowed = await engine.decide({ selectors: { tenant }, cost: 1 });
+    const block = await overrides.set(target, {
+      limits: { w: 0 },
+      expiresAtMs: null,
+      reason: 'abuse',
+      setBy: 'ops',
+    });
+    expect(await engine.decide({ selectors: { tenant }, cost: 1 })).toMatchObject({ reason: 'blocked' });
+
+    // when: a relay publishes the outbox and drains the denials
+    const sut = await startRelay(url);
+
+    // then: the usage event names the raise, the denial event the block
+    type Data = {
+      outcome: string;
+      reason?: string;
+      policies: { override_version?: number; windows: { limit: number; override_limit?: number }[] }[];
+    };
+    const events = await eventually(
+      () =>
+        collector.records
+          .filter((r) => r.value.includes(`"tenant":"${tenant}"`))
+          .map((r) => ({ topic: r.topic, data: (JSON.parse(r.value) as { data: Data }).data })),
+      (list) => list.length >= 3,
+      POLL,
+    );
+    const usage = events.find((e) => e.topic === TOPICS.usage);
+    expect(usage?.data.policies[0]).toMatchObject({
+      override_version: raise.version,
+      windows: [{ limit: 5, override_limit: 7 }],
+    });
+    expect(allowed.policies[0].override).toEqual({ version: raise.version });
+    const denied = events.find((e) => e.data.outcome === 'denied');
+    expect(denied?.data).toMatchObject({
+      reason: 'blocked',
+      policies: [{ override_version: block.version, windows: [{ override_limit: 0 }] }],
+    });
+    await stopRelay(sut);
+    await engine.close();
+    await overridesRedis.quit();
   });
 
   // Runs last: it reads back what the tests above published (allowed usage and decision events,

@@ -3,6 +3,7 @@ import type { CommandSpec, ParsedArgs } from './cli-args';
 import type { CliContext, CommandOutcome } from './cli-context';
 import { consumersResetCommand, consumersStatusCommand } from './consumers.handler';
 import { BENCHES, benchCommand } from './bench.handler';
+import { overridesGet, overridesList, overridesRemove, overridesSet } from './overrides.handler';
 import { policyCheck } from './policy.handler';
 import { policyImportEnvoy } from './policy-import.handler';
 import { projectionsDrop, projectionsList, projectionsSwitch, replayCommand } from './projections.handler';
@@ -28,6 +29,32 @@ const topic = {
   placeholder: 'TOPIC',
   help: 'one topic (default both ledger topics)',
 } as const;
+
+/** Where the overrides commands find the decision API, and their token. */
+const api = [
+  {
+    name: 'url',
+    value: 'text',
+    placeholder: 'URL',
+    help: 'decision API (default http://127.0.0.1:<TALLY_HTTP_PORT or 8080>)',
+  },
+  {
+    name: 'token-file',
+    value: 'text',
+    placeholder: 'FILE',
+    help: 'file holding the token (default TALLY_ADMIN_TOKEN)',
+  },
+] as const;
+const tenantOption = {
+  name: 'tenant',
+  value: 'text',
+  placeholder: 'TENANT',
+  help: 'the tenant, for a policy whose key has no tenant dim',
+} as const;
+const target = [
+  { name: 'POLICY', value: 'text' },
+  { name: 'KEY', value: 'text' },
+] as const;
 
 /** Every `tally` command: the parser reads these specs, `tally help` prints them. */
 export const COMMANDS: readonly Command[] = [
@@ -82,6 +109,54 @@ export const COMMANDS: readonly Command[] = [
     run: tokensCheck,
   },
   {
+    path: ['overrides', 'list'],
+    positionals: [],
+    options: [
+      { name: 'policy', value: 'text', placeholder: 'POLICY', help: 'only this policy' },
+      { name: 'tenant', value: 'text', placeholder: 'TENANT', help: 'only this tenant' },
+      ...api,
+    ],
+    summary: 'runtime overrides in force (every page of GET /v1/overrides)',
+    exit1: 'the API refused (every field error is listed) or could not be reached',
+    run: overridesList,
+  },
+  {
+    path: ['overrides', 'get'],
+    positionals: [...target],
+    options: [tenantOption, ...api],
+    summary: 'one override in force (KEY as the policy builds it; - for key: [])',
+    exit1: 'no override in force for it, or the API refused or could not be reached',
+    run: overridesGet,
+  },
+  {
+    path: ['overrides', 'set'],
+    positionals: [...target],
+    options: [
+      {
+        name: 'limits',
+        value: 'text',
+        placeholder: 'W=N,…',
+        required: true,
+        help: 'window limits; 0 blocks the key',
+      },
+      { name: 'reason', value: 'text', placeholder: 'TEXT', required: true, help: 'why (recorded)' },
+      { name: 'expires', value: 'time', placeholder: 'TIME', help: 'when it ends (default: when removed)' },
+      tenantOption,
+      ...api,
+    ],
+    summary: "set one policy's limits for one key at runtime; takes effect on the next decision",
+    exit1: 'the API refused (every field error is listed) or could not be reached',
+    run: overridesSet,
+  },
+  {
+    path: ['overrides', 'rm'],
+    positionals: [...target],
+    options: [tenantOption, ...api],
+    summary: "remove an override: the policy's limits apply again",
+    exit1: 'no override in force for it, or the API refused or could not be reached',
+    run: overridesRemove,
+  },
+  {
     path: ['consumers', 'status'],
     positionals: [],
     options: [group, topic],
@@ -121,6 +196,12 @@ export const COMMANDS: readonly Command[] = [
         help: 'end of the range (exclusive)',
       },
       { name: 'tenant', value: 'text', placeholder: 'TENANT', help: 'only this tenant' },
+      {
+        name: 'overrides',
+        value: 'text',
+        placeholder: 'FILE',
+        help: 'proposed runtime overrides (the output of tally overrides list --json, or a list)',
+      },
     ],
     summary:
       'recorded decisions re-evaluated under proposed policies: allowed/denied per policy, actual vs proposed',

@@ -13,6 +13,7 @@ export async function simulateCommand(args: ParsedArgs, ctx: CliContext): Promis
     fromMs,
     toMs,
     ...(typeof args.options.tenant === 'string' ? { tenant: args.options.tenant } : {}),
+    ...(typeof args.options.overrides === 'string' ? { overridesFile: args.options.overrides } : {}),
     onProgress: ctx.progress('simulate'),
   });
   const rows = result.policies.map((p) => [

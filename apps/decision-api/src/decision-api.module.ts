@@ -11,6 +11,7 @@ import { GrpcRlsServer } from './grpc-rls.server';
 import { GrpcRlsService } from './grpc-rls.service';
 import { decisionApiDocument } from './decision-api.openapi';
 import { LeasesController } from './leases.controller';
+import { OverridesController } from './overrides.controller';
 import { PoliciesController } from './policies.controller';
 import { PolicyReloadHistory } from './policy-reloads.history';
 
@@ -53,6 +54,7 @@ export class DecisionApiModule {
         DecisionsController,
         LeasesController,
         PoliciesController,
+        OverridesController,
         openApiController(decisionApiDocument),
       ],
       providers: [

@@ -4,6 +4,9 @@ import {
   DecisionBodySchema,
   DecisionRequestSchema,
   LeaseReleaseSchema,
+  OverrideItemSchema,
+  OverrideListSchema,
+  OverridePutSchema,
   PolicyListSchema,
   PolicyReloadSchema,
   PolicyReloadsSchema,
@@ -171,8 +174,94 @@ const OPERATIONS: OperationSpec[] = [
     },
     errorCodes: AUTH_CODES,
   },
+  ...overrideOperations(),
   ...serviceOperations("Each component's state; its `detail` only with the admin token."),
 ];
+
+/** `/v1/overrides`: runtime limits per policy and key (docs/semantics.md, "Overrides"). */
+function overrideOperations(): OperationSpec[] {
+  const path = '/v1/overrides/{policy}/{key}';
+  const target = [
+    { name: 'policy', in: 'path', required: true, schema: { type: 'string' } },
+    {
+      name: 'key',
+      in: 'path',
+      required: true,
+      description:
+        "The policy's key value as the engine builds it, URL-encoded (`-` for a policy without key dims).",
+      schema: { type: 'string' },
+    },
+    {
+      name: 'tenant',
+      in: 'query',
+      required: false,
+      description: "Required when the policy's key has no `tenant` dim; else it must match the key's.",
+      schema: { type: 'string' },
+    },
+  ];
+  const invalid = {
+    description: 'Unknown policy or window, a key that does not fit the policy, bad limits, expiry or reason',
+    errorCodes: ['request.invalid'] as ErrorCode[],
+  };
+  const absent = { description: 'No override in force', errorCodes: ['override.not_found'] as ErrorCode[] };
+  return [
+    {
+      method: 'get',
+      path: '/v1/overrides',
+      operationId: 'listOverrides',
+      summary: 'Overrides in force, paginated, by policy and tenant',
+      access: 'overrides:read',
+      parameters: ['policy', 'tenant', 'cursor', 'limit'].map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
+      responses: { 200: { description: 'One page', schemas: [OverrideListSchema] }, 400: invalid },
+      errorCodes: AUTH_CODES,
+    },
+    {
+      method: 'get',
+      path,
+      operationId: 'getOverride',
+      summary: 'One override in force',
+      access: 'overrides:read',
+      parameters: target,
+      responses: {
+        200: { description: 'The override', schemas: [OverrideItemSchema] },
+        400: invalid,
+        404: absent,
+      },
+      errorCodes: AUTH_CODES,
+    },
+    {
+      method: 'put',
+      path,
+      operationId: 'setOverride',
+      summary: 'Set the limits of some or all windows of a policy for one key (0 blocks)',
+      description: 'Takes effect on the next decision; every change takes a new version.',
+      access: 'overrides:write',
+      parameters: target,
+      requestBody: OverridePutSchema,
+      responses: {
+        200: { description: 'Replaced an override in force', schemas: [OverrideItemSchema] },
+        201: { description: 'Created', schemas: [OverrideItemSchema] },
+        400: invalid,
+      },
+      errorCodes: [...AUTH_CODES, ...JSON_BODY],
+    },
+    {
+      method: 'delete',
+      path,
+      operationId: 'removeOverride',
+      summary: "Remove an override: the policy's limits apply again",
+      access: 'overrides:write',
+      parameters: target,
+      responses: { 204: { description: 'Removed' }, 400: invalid, 404: absent },
+      errorCodes: AUTH_CODES,
+    },
+  ];
+}
 
 /** The decision API's OpenAPI 3.1 document, from the contract's schemas (served at `/openapi.json`). */
 export function decisionApiDocument(): Record<string, unknown> {

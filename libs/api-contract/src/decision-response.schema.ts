@@ -9,6 +9,7 @@ export const DENY_REASONS = [
   'backend_timeout',
   'backend_unavailable',
   'backend_error',
+  'blocked',
 ] as const;
 export const DenyReasonSchema = Type.Union(
   DENY_REASONS.map((r) => Type.Literal(r)),
@@ -36,6 +37,7 @@ export const DECISION_CODES = [
   'backend.timeout',
   'backend.unavailable',
   'backend.error',
+  'quota.blocked',
 ] as const;
 export const DecisionCodeSchema = Type.Union(
   DECISION_CODES.map((c) => Type.Literal(c)),
@@ -75,6 +77,21 @@ export const DecisionPolicySchema = Type.Object(
     }),
     would_deny: Type.Optional(
       Type.Boolean({ description: 'Shadow policies only: enforcing this policy would have denied.' }),
+    ),
+    override: Type.Optional(
+      Type.Object(
+        {
+          version: Type.Integer({
+            minimum: 1,
+            description: 'Version of the override (GET /v1/overrides/{policy}/{key}) that was in force.',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "A runtime override of this policy's limits for this key was in force: the windows show its limits.",
+        },
+      ),
     ),
     windows: Type.Array(DecisionWindowSchema, { description: 'The windows in declaration order.' }),
   },

@@ -56,6 +56,18 @@ export {
   type PolicyReload,
   type TokensReload,
 } from './control.schema';
+export {
+  OverridePutSchema,
+  OverrideItemSchema,
+  OverrideListSchema,
+  OverrideListQuerySchema,
+  OverrideTargetQuerySchema,
+  type OverridePut,
+  type OverrideItem,
+  type OverrideList,
+  type OverrideListQuery,
+  type OverrideTargetQuery,
+} from './override.schema';
 export { LivenessSchema, ReadinessSchema, type Liveness, type Readiness } from './health.schema';
 export {
   UsageQuerySchema,

@@ -147,7 +147,7 @@ function bareDenial(rateLimitHeaders: Readonly<Record<string, string>>): TallyDe
   };
 }
 
-function requestError(status: number, body: unknown): TallyRequestError {
+export function requestError(status: number, body: unknown): TallyRequestError {
   if (!isRecord(body)) return new TallyRequestError(status, `http.${status}`, `HTTP ${status}`);
   const code = typeof body.code === 'string' ? body.code : `http.${status}`;
   const message = typeof body.message === 'string' ? body.message : `HTTP ${status}`;

@@ -57,8 +57,20 @@ export class HttpTransport {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<RawResponse> {
+    return this.send('POST', path, token, payload, deadline, signal);
+  }
+
+  /** Any method; `payload` undefined sends no body (GET, DELETE). */
+  send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    token: string,
+    payload: unknown,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<RawResponse> {
     const url = new URL(path, this.base);
-    const data = Buffer.from(JSON.stringify(payload));
+    const data = payload === undefined ? undefined : Buffer.from(JSON.stringify(payload));
     const request = url.protocol === 'https:' ? https.request : http.request;
     return new Promise<RawResponse>((resolve, reject) => {
       if (signal?.aborted) {
@@ -77,12 +89,11 @@ export class HttpTransport {
         finish(() => reject(new TransportFailure({ kind, message: error.message }, retryable)));
       };
       const req = request(url, {
-        method: 'POST',
+        method,
         agent: this.agent,
         headers: {
           authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': data.length,
+          ...(data !== undefined && { 'content-type': 'application/json', 'content-length': data.length }),
           accept: 'application/json',
         },
       });

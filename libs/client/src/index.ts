@@ -3,6 +3,13 @@
 // importing the SDK never loads Nest); the wire contract itself (the decision API defines it).
 export { TallyClient } from './tally.client';
 export { TallyRequestError } from './tally-request.error';
+export {
+  TallyOverrides,
+  type TallyOverride,
+  type TallyOverrideChange,
+  type TallyOverridePage,
+  type TallyOverrideScope,
+} from './tally-overrides';
 export type {
   TallyBackendFailure,
   TallyBatchItem,

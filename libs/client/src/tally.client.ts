@@ -13,6 +13,7 @@ import { interpretBatchItem, interpretResponse, unreachableDecision } from './de
 import { interpretRelease } from './release.mapper';
 import { HttpTransport, TransportFailure, type RawResponse } from './http.transport';
 import { LocalFallback } from './local-fallback';
+import { TallyOverrides } from './tally-overrides';
 
 const DEFAULT_TIMEOUT_MS = 200;
 const DEFAULT_MAX_SOCKETS = 64;
@@ -29,6 +30,8 @@ export class TallyClient {
   private readonly timeoutMs: number;
   private readonly failMode: TallyFailMode;
   private readonly local: LocalFallback | undefined;
+  /** Runtime overrides (`/v1/overrides`): list, get, set, remove; needs an overrides or admin token. */
+  readonly overrides: TallyOverrides;
 
   constructor(options: TallyClientOptions) {
     this.transport = new HttpTransport(options.baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS);
@@ -38,6 +41,8 @@ export class TallyClient {
     this.local = options.localFallback === undefined ? undefined : new LocalFallback(options.localFallback);
     if (this.failMode === 'local' && this.local === undefined)
       throw new Error('failMode "local" needs the localFallback option (its windows)');
+    // Admin calls are not on a hot path: at least 5 s, not the decision deadline.
+    this.overrides = new TallyOverrides(this.transport, this.token, Math.max(this.timeoutMs, 5_000));
   }
 
   /** Keys the local fallback limiter holds in memory now (0 without `localFallback`). */

@@ -2,8 +2,8 @@ import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 import type { DecisionPlan } from './decision-plan';
 
 /**
- * The custom command `tallyDecide`; `numkeys` is its first argument (a decision has 2 + windows (+1
- * idempotency record) (+1 lease record) keys).
+ * The custom command `tallyDecide`; `numkeys` is its first argument (a decision has 2 + windows keys,
+ * + the idempotency record, + the lease record, + the shard's override hash, each only when used).
  */
 const DECIDE = luaScript(__dirname, 'decide.lua', 'tallyDecide');
 
@@ -32,6 +32,8 @@ export interface ScriptWindow {
   readonly remaining: number;
   readonly resetMs: number;
   readonly wouldDeny: boolean;
+  /** When its policy had an override in force: the window's effective limit and the override's version. */
+  readonly override?: { readonly limit: number; readonly version: number };
 }
 
 const ALGORITHM_CODES = {
@@ -57,13 +59,20 @@ export function decideArgs(
   const windows = plan.windows;
   const idem = plan.idempotencyRedisKey;
   const lease = plan.lease;
+  const fields = plan.overrideFields;
   const args: (string | number)[] = [
-    2 + windows.length + (idem === undefined ? 0 : 1) + (lease === undefined ? 0 : 1),
+    2 +
+      windows.length +
+      (idem === undefined ? 0 : 1) +
+      (lease === undefined ? 0 : 1) +
+      (fields.length === 0 ? 0 : 1),
   ];
   args.push(plan.shard.outbox, plan.shard.denials);
   for (const w of windows) args.push(w.redisKey);
   if (idem !== undefined) args.push(idem);
   if (lease !== undefined) args.push(lease.redisKey);
+  // The override hash is the last key when present (decide.lua reads it as KEYS[#KEYS]).
+  if (fields.length > 0) args.push(plan.overridesRedisKey);
   args.push(
     nowMs === undefined ? '' : nowMs,
     plan.cost,
@@ -73,6 +82,15 @@ export function decideArgs(
     windows.length,
   );
   for (const w of windows) args.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
+  // Overrides: per applicable policy its field, first window (1-based) and window count.
+  args.push(fields.length);
+  let first = 1;
+  for (let j = 0; j < fields.length; j++) {
+    const count = plan.policies[j].policy.windows.length;
+    args.push(fields[j], first, count);
+    first += count;
+  }
+  // Then a lease's id and release payload (after the overrides: decide.lua finds them by P).
   if (lease !== undefined) args.push(lease.id, lease.payloadJson);
   return args;
 }
@@ -82,17 +100,31 @@ export function callDecide<T>(target: unknown, args: (string | number)[]): T {
   return (target as Record<string, (...a: (string | number)[]) => T>)[DECIDE.name](...args);
 }
 
-export function parseDecideReply(reply: unknown): ScriptOutcome {
+/**
+ * `windowCount`: the plan's windows. A reply longer than 5 + 3 per window carries the overrides
+ * trailer (2 per window: effective limit, version); without a count (a replay's stored windows, which
+ * never have one) every value after the head is a window's.
+ */
+export function parseDecideReply(reply: unknown, windowCount?: number): ScriptOutcome {
   if (!Array.isArray(reply) || reply.length < 5) throw new Error('decide.lua: malformed reply');
   const [status, nowMs, retryAfterMs, binding, stored] = reply as [number, number, number, number, string];
   const windows: ScriptWindow[] = [];
-  // A lease's expiry, when the decision took one, follows the windows' triples as one last element.
-  const leaseExpiresAt = (reply.length - 5) % 3 === 1 ? Number(reply[reply.length - 1]) : undefined;
-  for (let i = 5; i + 2 < reply.length; i += 3) {
+  // The reply: the windows' triples; then, when the decision took a lease, its expiry (a replay's
+  // stored windows hold it too); then, when an override was in force (never in a replay), per window
+  // its effective limit and version. The override trailer has 2 per window, so a lease's expiry is
+  // what makes the rest odd. Without `windowCount` (the bare reply in unit tests) there is no trailer.
+  const counted = windowCount !== undefined && status !== 2;
+  const w = counted ? windowCount : Math.floor((reply.length - 5) / 3);
+  const extra = reply.length - 5 - 3 * w;
+  const leaseExpiresAt = extra % 2 === 1 ? Number(reply[5 + 3 * w]) : undefined;
+  const trailer = counted && extra >= 2 ? 5 + 3 * w + (leaseExpiresAt === undefined ? 0 : 1) : 0;
+  for (let i = 5, k = 0; k < w; i += 3, k++) {
+    const version = trailer === 0 ? 0 : Number(reply[trailer + 2 * k + 1]);
     windows.push({
       remaining: Number(reply[i]),
       resetMs: Number(reply[i + 1]),
       wouldDeny: Number(reply[i + 2]) === 1,
+      ...(version > 0 ? { override: { limit: Number(reply[trailer + 2 * k]), version } } : {}),
     });
   }
   switch (status) {

@@ -14,7 +14,16 @@ import {
 } from '@tally/policy';
 import type { DecisionCode, DecisionRequest } from './decision.types';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from './idempotency-key';
-import { encodeScope, idempotencyKey, shardKeys, shardOf, windowKey, type ShardKeys } from './keys';
+import {
+  encodeScope,
+  idempotencyKey,
+  overrideField,
+  overridesKey,
+  shardKeys,
+  shardOf,
+  windowKey,
+  type ShardKeys,
+} from './keys';
 
 export type { PlannedLease } from './lease-plan';
 
@@ -47,6 +56,13 @@ export interface DecisionPlan {
   readonly policies: readonly { readonly policy: Policy; readonly key: string }[];
   /** Every window of every applicable policy, policies flattened in order. */
   readonly windows: readonly PlannedWindow[];
+  /**
+   * Per applicable policy (in order), its field in the shard's override hash (`overrideField`):
+   * decide.lua looks each up in the step that decides. Empty when no policy applies.
+   */
+  readonly overrideFields: readonly string[];
+  /** The shard's override hash (`overridesKey`). */
+  readonly overridesRedisKey: string;
   /** Redis key of the idempotency record; absent without an idempotency key or for a peek. */
   readonly idempotencyRedisKey?: string;
   /** SHA-256 (hex) of the normalized request when an idempotency record is kept, else ''. */
@@ -130,8 +146,10 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
   const shard = shardKeys(shardOf(tenant, ctx.shards));
   let shadowOrdinal = 0;
   const windows: PlannedWindow[] = [];
+  const overrideFields: string[] = [];
   for (const { policy, key } of policies) {
     const mode = policy.mode === 'shadow' ? ++shadowOrdinal : 0;
+    overrideFields.push(overrideField(policy.name, scope, key));
     for (const w of policy.windows) {
       windows.push({
         policy,
@@ -168,6 +186,8 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     cost,
     policies,
     windows,
+    overrideFields,
+    overridesRedisKey: overridesKey(shard),
     idempotencyRedisKey,
     fingerprint,
     payloadJson: payloadJson({

@@ -80,18 +80,24 @@ export function scriptDecision(plan: DecisionPlan, outcome: ScriptOutcome): Deci
       const policies = describe(plan, outcome.windows);
       const w = plan.windows[outcome.binding - 1];
       const result = outcome.windows[outcome.binding - 1];
+      // An override of 0 blocks: its own reason and code (decide.lua makes the blocked window bind).
+      const blocked = result.override?.limit === 0;
       return {
         ...base,
         allowed: false,
-        reason: w.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted',
-        code: 'quota.exceeded',
+        reason: blocked
+          ? 'blocked'
+          : w.role === 'burst'
+            ? 'burst_quota_exhausted'
+            : 'sustained_quota_exhausted',
+        code: blocked ? 'quota.blocked' : 'quota.exceeded',
         retry_after_ms: outcome.retryAfterMs,
         policies,
         kind: 'denied',
         binding: {
           policy: w.policy.name,
           window: w.name,
-          limit: w.limit,
+          limit: result.override?.limit ?? w.limit,
           remaining: result.remaining,
           reset_ms: result.resetMs,
         },
@@ -205,14 +211,19 @@ function describe(plan: DecisionPlan, results: readonly ScriptWindow[]): Decisio
   let i = 0;
   return plan.policies.map(({ policy }) => {
     let wouldDeny = false;
+    let override: { version: number } | undefined;
     const windows: DecisionWindow[] = policy.windows.map((w) => {
       const r = results[i++];
       wouldDeny ||= r.wouldDeny;
-      return { name: w.name, role: w.role, limit: w.limit, remaining: r.remaining, reset_ms: r.resetMs };
+      if (r.override !== undefined) override = { version: r.override.version };
+      const limit = r.override?.limit ?? w.limit;
+      return { name: w.name, role: w.role, limit, remaining: r.remaining, reset_ms: r.resetMs };
     });
-    return policy.mode === 'shadow'
-      ? { name: policy.name, mode: policy.mode, would_deny: wouldDeny, windows }
-      : { name: policy.name, mode: policy.mode, windows };
+    const described: DecisionPolicy =
+      policy.mode === 'shadow'
+        ? { name: policy.name, mode: policy.mode, would_deny: wouldDeny, windows }
+        : { name: policy.name, mode: policy.mode, windows };
+    return override === undefined ? described : { ...described, override };
   });
 }
 

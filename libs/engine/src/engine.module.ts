@@ -13,6 +13,8 @@ import type { EngineOptions, PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
 import { LeaseService } from './lease.service';
 import { createRedisClient } from '@tally/redis';
+import { OverridesService } from './overrides/overrides.service';
+import { OverridesStore } from './overrides/overrides.store';
 
 export interface EngineModuleOptions {
   /** Modules that export the providers named by `policySource` / `observer` / `inject`. */
@@ -60,13 +62,15 @@ export class EngineModule {
       DegradedLedger,
       DecisionService,
       LeaseService,
+      OverridesStore,
+      OverridesService,
     ];
     if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
     return {
       module: EngineModule,
       imports: def.imports ?? [],
       providers,
-      exports: [DecisionService, EngineService, DegradedLedger, LeaseService],
+      exports: [DecisionService, EngineService, DegradedLedger, LeaseService, OverridesService],
     };
   }
 }

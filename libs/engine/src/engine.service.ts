@@ -93,7 +93,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   run(plan: DecisionPlan): Promise<StepResult<ScriptOutcome>> {
     if (this.options.replicaWait !== undefined) return this.runDurable(plan, this.options.replicaWait);
     return this.step(async () =>
-      parseDecideReply(await callDecide<Promise<unknown>>(this.redis, this.args(plan))),
+      parseDecideReply(await callDecide<Promise<unknown>>(this.redis, this.args(plan)), plan.windows.length),
     );
   }
 
@@ -111,7 +111,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       const [[scriptError, reply], [waitError, acknowledged]] = (await this.execFollowing(pipeline)) ?? [];
       const error = scriptError ?? waitError;
       if (error) throw this.followFailover(error);
-      return { outcome: parseDecideReply(reply), acknowledged: Number(acknowledged) };
+      return { outcome: parseDecideReply(reply, plan.windows.length), acknowledged: Number(acknowledged) };
     }, this.options.backendTimeoutMs + wait.timeoutMs);
     if (!step.ok) return step;
     const { outcome, acknowledged } = step.value;
@@ -154,7 +154,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       const failed = replies.find(([error]) => error);
       if (failed?.[0]) throw failed[0];
       return {
-        outcome: parseDecideReply(replies[0][1]),
+        outcome: parseDecideReply(replies[0][1], plan.windows.length),
         hashes: replies
           .slice(1)
           .map(([, h]) => (Array.isArray(h) ? pairs(h as string[]) : (h as Record<string, string>))),
@@ -226,9 +226,9 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       pipelineDeadlineMs(this.options.backendTimeoutMs, plans.length) + (wait?.timeoutMs ?? 0),
     );
     if (!step.ok) return plans.map(() => step);
-    return step.value.replies.map(([error, reply]): StepResult<ScriptOutcome> => {
+    return step.value.replies.map(([error, reply], i): StepResult<ScriptOutcome> => {
       if (error) return this.report(classifyBackendError(error));
-      const outcome = parseDecideReply(reply);
+      const outcome = parseDecideReply(reply, plans[i].windows.length);
       if (wait !== undefined && fallsShort(outcome, step.value.acknowledged, wait))
         return this.report('backend_timeout');
       return { ok: true, value: outcome };

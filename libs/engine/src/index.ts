@@ -51,3 +51,15 @@ export {
   windowKey,
 } from './keys';
 export type { ShardKeys, WindowKeyParts } from './keys';
+export {
+  OverridesService,
+  keyOnWire,
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+} from './overrides/overrides.service';
+export type { OverrideAddress, OverrideResult } from './overrides/overrides.service';
+export { OverridesStore, type OverrideWritten } from './overrides/overrides.store';
+export type { Override, OverrideChange, OverrideTarget } from './overrides/override.types';
+export type { OverridePage } from './overrides/override-list';
+export { checkChange, checkTarget, parseRfc3339, EMPTY_KEY } from './overrides/override-validation';
+export { overrideField, overrideIndexKey, overridesKey } from './keys';

@@ -8,6 +8,9 @@ import {
   leaseIdOf,
   leaseKey,
   parseLeaseId,
+  overrideField,
+  overrideIndexKey,
+  overridesKey,
   parseWindowKey,
   shardKeys,
   shardOf,
@@ -178,6 +181,15 @@ describe('keys', () => {
       `s7-01JD000000000000000000000U`,
     ])('refuses %j as a lease id', (id) => {
       expect(parseLeaseId(id)).toBeNull();
+    });
+  });
+
+  describe(overridesKey.name, () => {
+    it('puts the overrides and their index in the shard slot, fields as <policy>:<scope>:<key>', () => {
+      const shard = shardKeys(7);
+      expect(overridesKey(shard)).toBe('tally:v1:{s7}:overrides');
+      expect(overrideIndexKey(shard)).toBe('tally:v1:{s7}:overrides:index');
+      expect(overrideField('tenant-default', encodeScope('a:b'), 'a%3Ab')).toBe('tenant-default:a%3Ab:a%3Ab');
     });
   });
 });

@@ -160,3 +160,26 @@ export function parseLeaseId(id: string): { shard: number; decisionId: string } 
 export function leaseKey(shard: ShardKeys, decisionId: string): string {
   return `${shard.base}:lease:${decisionId}`;
 }
+
+/**
+ * The shard's runtime overrides, one hash `tally:v1:{s<N>}:overrides` beside the windows (same slot,
+ * so decide.lua reads it in the step that decides): field `overrideField(…)`, value the encoded
+ * override (overrides/override-record.ts). Field `#seq` holds the shard's version counter.
+ */
+export function overridesKey(shard: ShardKeys): string {
+  return `${shard.base}:overrides`;
+}
+
+/**
+ * The listing index of the shard's overrides, a sorted set `tally:v1:{s<N>}:overrides:index` of
+ * fields, all with score 0: `ZRANGEBYLEX` pages through it in field order, by policy (a field starts
+ * with its policy) or policy and tenant. One per shard, so it works on Redis Cluster unchanged.
+ */
+export function overrideIndexKey(shard: ShardKeys): string {
+  return `${shard.base}:overrides:index`;
+}
+
+/** `<policy>:<scope>:<key>`: neither the policy nor the scope holds ':', so the rest is the key. */
+export function overrideField(policy: string, scope: string, key: string): string {
+  return `${policy}:${scope}:${key}`;
+}

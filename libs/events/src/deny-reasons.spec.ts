@@ -11,6 +11,7 @@ describe('DENY_REASONS', () => {
       'backend_timeout',
       'backend_unavailable',
       'backend_error',
+      'blocked',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Why a decision was denied (DESIGN §3). Exactly this vocabulary: callers, dashboards and the audit
+ * Why a decision was denied (DESIGN §3; `blocked`: a runtime override of 0, docs/semantics.md "Overrides"). Exactly this vocabulary: callers, dashboards and the audit
  * trail match on these strings, so adding one is a contract change.
  */
 export const DENY_REASONS = [
@@ -10,6 +10,7 @@ export const DENY_REASONS = [
   'backend_timeout',
   'backend_unavailable',
   'backend_error',
+  'blocked',
 ] as const;
 
 export type DenyReason = (typeof DENY_REASONS)[number];

@@ -166,6 +166,28 @@ describe(decisionEventFromOutbox.name, () => {
   });
 });
 
+describe('runtime overrides in events', () => {
+  it('name the override version per policy and its limit per window, and the consumer accepts them', () => {
+    // given decide.lua's results for a policy whose override blocked `sustained` (version 7)
+    const r = [
+      { remaining: 0, reset_ms: 0, would_deny: true, override: 7, limit: 0 },
+      { remaining: 0, reset_ms: 0, would_deny: true, override: 7, limit: 0 },
+      RESULTS[2],
+    ];
+    const sut = decisionEventFromOutbox(entry(payload({ outcome: 'denied', reason: 'blocked' }), r));
+    expect(sut.data.reason).toBe('blocked');
+    expect(sut.data.policies[0]).toMatchObject({
+      override_version: 7,
+      windows: [
+        { name: 'burst', limit: 100, override_limit: 0 },
+        { name: 'sustained', limit: 6000, override_limit: 0 },
+      ],
+    });
+    expect(sut.data.policies[1]).not.toHaveProperty('override_version');
+    expect(parseDecisionEvent(JSON.stringify(sut))).toEqual({ ok: true, event: sut });
+  });
+});
+
 describe(kafkaKeyOf.name, () => {
   it('is the tenant when there is one', () => {
     expect(kafkaKeyOf(decisionEventFromOutbox(entry()))).toBe('acme');

@@ -100,26 +100,32 @@ function envelope(payload: OutboxPayload, timeMs: number) {
 
 function policyOutcomes(payload: OutboxPayload, results: readonly OutboxWindowResult[]): PolicyOutcomeV1[] {
   let next = 0;
-  return payload.policies.map((policy) => ({
-    name: policy.name,
-    mode: policy.mode,
-    key: policy.key,
-    windows: policy.windows.map((window) => {
-      const result = results[next++];
-      return {
-        name: window.name,
-        role: window.role,
-        limit: window.limit,
-        ...(result === undefined
-          ? {}
-          : {
-              remaining: result.remaining,
-              reset_ms: result.reset_ms,
-              would_deny: result.would_deny === true,
-            }),
-      };
-    }),
-  }));
+  return payload.policies.map((policy) => {
+    // decide.lua writes `override` on every window of a policy that had one in force.
+    const version = results[next]?.override;
+    return {
+      name: policy.name,
+      mode: policy.mode,
+      key: policy.key,
+      ...optional('override_version', typeof version === 'number' ? version : undefined),
+      windows: policy.windows.map((window) => {
+        const result = results[next++];
+        return {
+          name: window.name,
+          role: window.role,
+          limit: window.limit,
+          ...(result === undefined
+            ? {}
+            : {
+                remaining: result.remaining,
+                reset_ms: result.reset_ms,
+                would_deny: result.would_deny === true,
+                ...optional('override_limit', typeof result.limit === 'number' ? result.limit : undefined),
+              }),
+        };
+      }),
+    };
+  });
 }
 
 /** Optional fields are omitted, never `undefined`/`null`, so the JSON stays minimal and validates. */

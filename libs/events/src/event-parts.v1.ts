@@ -62,6 +62,12 @@ export const WindowStateV1 = Type.Object(
           'True when this window could not afford the cost; on a shadow policy that is a would-deny. Same presence as `remaining`.',
       }),
     ),
+    override_limit: Opt(
+      SafeInteger(
+        0,
+        "The limit a runtime override set for this window, in force for this decision (`limit` stays the policy file's); 0 blocked the key.",
+      ),
+    ),
   },
   { description: 'The state of one window of one policy after the decision.' },
 );
@@ -78,6 +84,12 @@ export const PolicyOutcomeV1 = Type.Object(
     key: Type.String({
       description: "The policy's composite key value for this request (token dims hashed).",
     }),
+    override_version: Opt(
+      SafeInteger(
+        1,
+        "Version of the runtime override of this policy and key in force for this decision (its windows' `override_limit`); absent: none.",
+      ),
+    ),
     windows: Type.Array(WindowStateV1, { description: "The policy's windows in declaration order." }),
   },
   { description: 'One applicable policy of the decision, with its windows.' },

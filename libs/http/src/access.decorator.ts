@@ -1,7 +1,10 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 
-/** What a token may do: ask for decisions, read usage and audit, operate the service. */
-export const ROLES = ['decide', 'query', 'admin'] as const;
+/**
+ * What a token may do: ask for decisions, read usage and audit, operate the service, read or change
+ * runtime overrides (`overrides:write` implies `overrides:read`; `admin` implies both).
+ */
+export const ROLES = ['decide', 'query', 'admin', 'overrides:read', 'overrides:write'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**

@@ -138,6 +138,11 @@ export const ERROR_CODES = {
     statuses: [404],
     meaning: 'no such lease: never taken, or gone one lease TTL after its expiry',
   },
+  'quota.blocked': {
+    statuses: [429],
+    meaning: 'the key is blocked by an override of 0 (reason `blocked`); nothing consumed',
+  },
+  'override.not_found': { statuses: [404], meaning: 'no override for that policy and key (or it expired)' },
 } as const satisfies Record<string, { readonly statuses: readonly number[]; readonly meaning: string }>;
 
 /** A code of the vocabulary. */

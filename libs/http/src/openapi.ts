@@ -9,7 +9,7 @@ import { ERROR_CODES, type ErrorCode } from './error-codes';
  * error codes come from ERROR_CODES, so a code can only be documented with the status it is sent with.
  */
 
-export type HttpMethod = 'get' | 'post';
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 /** A response at one status: schemas (several = any of them) and/or error codes, and headers by name. */
 export interface ResponseSpec {

@@ -8,7 +8,7 @@ const FIXTURES = resolve(__dirname, '../../../test/fixtures/tokens');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 /** The environment every fixture is compiled with (same-as-env.yaml lists these tokens' digests). */
 const ENV = envTokenEntries(['fixture-env-caller-token-01'], 'fixture-env-admin-token-001');
-const ROLES = 'decide, query, admin';
+const ROLES = 'decide, query, admin, overrides:read, overrides:write';
 const SHA = 'must be 64 lowercase hex characters: the SHA-256 of the token (tally tokens hash)';
 const TENANT = 'must be a tenant: 1..256 bytes (UTF-8) without surrounding spaces or control characters';
 

@@ -37,7 +37,7 @@ const roleProblem = (v: unknown): string | undefined => {
   if (new Set(v).size !== v.length) return 'must not repeat a role';
   // The admin token opens reloads and every tenant's counters: handing it to a service as its caller
   // token is exactly the mix-up that boot refuses for TALLY_ADMIN_TOKEN.
-  if (v.includes('admin') && v.length > 1)
+  if (v.includes('admin') && v.some((r) => r === 'decide' || r === 'query'))
     return 'admin cannot be combined with decide or query: an admin token must not also be a caller token';
   return undefined;
 };

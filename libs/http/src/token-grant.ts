@@ -16,7 +16,13 @@ export class TokenGrant {
 
   /** Whether the header stage lets this token through to a route needing `access`. */
   allows(access: Access): boolean {
-    return access === 'public' || access === 'caller' || this.roles.has(access);
+    return access === 'public' || access === 'caller' || this.roles.has(access) || this.implies(access);
+  }
+
+  /** Overrides are operations: `admin` holds both scopes, and who may change them may read them. */
+  private implies(access: Access): boolean {
+    if (access === 'overrides:read') return this.roles.has('admin') || this.roles.has('overrides:write');
+    return access === 'overrides:write' && this.roles.has('admin');
   }
 
   /**

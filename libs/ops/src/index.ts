@@ -50,6 +50,7 @@ export {
 } from './policy-simulator';
 export { recentDeadLetters, type DeadLetter } from './dead-letters';
 export { simulate, type SimulateOptions, type SimulateResult } from './simulate.command';
+export { loadProposedOverrides, type ProposedOverride } from './proposed-overrides';
 export { ReseedAccumulator, sustainedWindows, type ReseedTarget, type SustainedWindow } from './reseed-plan';
 export {
   reseed,

@@ -131,4 +131,18 @@ describe(PolicySimulator.name, () => {
 
     expect(sut.report().simulated).toEqual({ allowed: 3, denied: 1 });
   });
+
+  it('applies proposed overrides as the engine does: a raise for its key only, a 0 blocks it', () => {
+    // given a proposal of 2 a minute per tenant, a raise to 4 for acme and a block of evil
+    const sut = new PolicySimulator(set(policy('p', [fixed(2)])), [
+      { policy: 'p', key: 'acme', tenant: 'acme', limits: { w: 4 } },
+      { policy: 'p', key: 'evil', tenant: 'evil', limits: { w: 0 } },
+    ]);
+    // when acme, other and evil each send 5
+    for (const tenant of ['acme', 'other', 'evil'])
+      for (let i = 0; i < 5; i++) sut.add(decision({ selectors: { tenant } }));
+    // then acme gets 4, other 2, evil none
+    expect(sut.report().simulated).toEqual({ allowed: 6, denied: 9 });
+    expect(sut.report().policies[0].simulated).toEqual({ applied: 15, allowed: 6, denied: 9 });
+  });
 });

@@ -1,4 +1,5 @@
 import { evaluateWindow, type WindowState } from '@tally/engine';
+import { overrideId, type ProposedOverride } from './proposed-overrides';
 import { keyOf, selectPolicies, type NormalizedSelectors, type Policy, type PolicySet } from '@tally/policy';
 import type { RecordedDecision } from './recorded-decision';
 
@@ -50,7 +51,15 @@ export class PolicySimulator {
   private readonly simulated = new Map<string, Counter>();
   private readonly totals = { decisions: 0, actualAllowed: 0, simAllowed: 0, a2d: 0, d2a: 0 };
 
-  constructor(private readonly proposed: PolicySet) {}
+  /** Proposed runtime overrides by `overrideId`: their limits replace the windows' as decide.lua's do. */
+  private readonly overrides: ReadonlyMap<string, ProposedOverride>;
+
+  constructor(
+    private readonly proposed: PolicySet,
+    overrides: readonly ProposedOverride[] = [],
+  ) {
+    this.overrides = new Map(overrides.map((o) => [overrideId(o.policy, o.tenant, o.key), o]));
+  }
 
   add(decision: RecordedDecision): void {
     const actuallyAllowed = decision.outcome !== 'denied';
@@ -138,7 +147,12 @@ export class PolicySimulator {
     }
     const scope = decision.selectors.tenant ?? '';
     const evaluated = applicable.map(({ policy, key }) => {
-      const windows = policy.windows.map((w) => {
+      const limits = this.overrides.get(overrideId(policy.name, decision.selectors.tenant, key))?.limits;
+      // As decide.lua: a 0 anywhere blocks the key (every window denies, nothing counted).
+      if (limits !== undefined && Object.values(limits).includes(0))
+        return { policy, windows: [], denies: true };
+      const windows = policy.windows.map((spec) => {
+        const w = limits?.[spec.name] === undefined ? spec : { ...spec, limit: limits[spec.name] };
         const id = `${policy.name}\u0000${w.name}\u0000${scope}\u0000${key}`;
         const result = evaluateWindow(w, this.state.get(id) ?? {}, decision.timeMs, decision.cost);
         return { id, result };

@@ -3,6 +3,7 @@ import { TOPICS, type Ledger } from '@tally/ledger';
 import type { PolicySet } from '@tally/policy';
 import { loadPolicySet } from './policy-check';
 import { PolicySimulator, type SimulationReport } from './policy-simulator';
+import { loadProposedOverrides } from './proposed-overrides';
 import { ProgressMeter, throttled, type ProgressListener } from './progress';
 import { byTimeThenId, recordedDecision, type RecordedDecision } from './recorded-decision';
 import { planTopicRange, rangeSize, readTopicRanges } from './topic-range';
@@ -17,6 +18,8 @@ export interface SimulateOptions {
   readonly toMs: number;
   /** Only decisions of this tenant. */
   readonly tenant?: string;
+  /** A file of proposed runtime overrides (`loadProposedOverrides`). */
+  readonly overridesFile?: string;
   /** How late after `to` an event of the range may have been published (default 5 min). */
   readonly lateMs?: number;
   /** Defaults to `tally.decision.v1`. */
@@ -44,6 +47,8 @@ export async function simulate(
   options: SimulateOptions,
 ): Promise<SimulateResult> {
   const proposed = options.policySet ?? (await loadPolicySet(options.policiesFile ?? ''));
+  const overrides =
+    options.overridesFile === undefined ? [] : await loadProposedOverrides(options.overridesFile);
   const topic = options.topic ?? TOPICS.decision;
   const ranges = await planTopicRange(
     ledger.admin,
@@ -77,7 +82,7 @@ export async function simulate(
   );
   progress.final(meter.snapshot(read));
   decisions.sort(byTimeThenId);
-  const simulator = new PolicySimulator(proposed);
+  const simulator = new PolicySimulator(proposed, overrides);
   for (const decision of decisions) simulator.add(decision);
   return {
     policySetVersion: proposed.version,

@@ -64,7 +64,12 @@ function policySet(concurrency = false) {
  * policy, no idempotency key, Redis clock. The policy is planned whatever the route (as the old
  * hand-built arguments did), which also spares the ceiling the policy match.
  */
-export function decideArgs(
+export function decideArgs(engine, options) {
+  return engine.decideArgs(benchPlan(engine, options), 0);
+}
+
+/** The plan of that decision (its override fields and keys, for seeding overrides). */
+export function benchPlan(
   engine,
   { tenant, principal, route = 'evaluate', cost = 1, shards = 64, concurrency = false },
 ) {
@@ -77,5 +82,5 @@ export function decideArgs(
     { policySet: set, tokenSecret: '', shards, decisionId, only: set.policies[0] },
   );
   if (!planned.ok) throw new Error(`bench decision refused: ${planned.refusal.message}`);
-  return engine.decideArgs(planned.plan, 0);
+  return planned.plan;
 }

@@ -7,7 +7,7 @@
 // RESETSTAT would wipe the statistics of a shared one.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decideArgs } from './decide-args.mjs';
+import { benchPlan, decideArgs } from './decide-args.mjs';
 import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
@@ -25,8 +25,31 @@ const summary = (values) => {
 };
 
 /**
- * @param scripts `[{ name, path, concurrency? }]`, each run with decide.lua's arguments (with
- *   `concurrency`, those of the bench policy with a concurrency window added).
+ * Stores a runtime override for each of the bench's 500 principals (limits far above the load, so the
+ * figure is the lookup's cost, not a denial's), or removes them: `overrides: true` on a script.
+ */
+async function seedOverrides(redis, engine, present) {
+  const pipeline = redis.pipeline();
+  for (let p = 0; p < 500; p++) {
+    const plan = benchPlan(engine, { tenant: 'bench', principal: `p${p}` });
+    const field = plan.overrideFields[0];
+    if (!present) pipeline.hdel(plan.overridesRedisKey, field);
+    else {
+      const limits = plan.windows.map((w) => `${w.name}=${w.limit * 2}`).join(',');
+      pipeline.hset(
+        plan.overridesRedisKey,
+        field,
+        `1;;${limits}\n{"reason":"bench","set_by":"bench","updated_at":0}`,
+      );
+    }
+  }
+  await pipeline.exec();
+}
+
+/**
+ * @param scripts `[{ name, path, concurrency?, overrides? }]`, each run with decide.lua's arguments (with
+ *   `concurrency`, those of the bench policy with a concurrency window added; with `overrides: true`,
+ *   while an override of every bench key is stored).
  * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
  */
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
@@ -37,6 +60,7 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
   await redis.flushall();
   for (let k = 0; k < slices; k++) {
     for (let i = 0; i < loaded.length; i++) {
+      if (loaded[i].overrides) await seedOverrides(redis, engine, true);
       await redis.config('RESETSTAT');
       for (let n = 0; n < calls; n += 100) {
         const pipeline = redis.pipeline();
@@ -53,6 +77,7 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
           if (error || reply[0] !== 1) throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
       }
       const info = await redis.info('commandstats');
+      if (loaded[i].overrides) await seedOverrides(redis, engine, false);
       samples[i].evalsha.push(usecPerCall(info, 'evalsha'));
       samples[i].xadd.push(usecPerCall(info, 'xadd'));
     }

@@ -19,10 +19,18 @@ ARGV:
     period     ms
     mode       0 = enforce; k > 0 = window of the k-th shadow policy
     tag        <policy>|<key>|<reason>: the denial field without its second, for this window
+  then the overrides section (see "Overrides" below): P at 7 + 5W, then 3 per applicable policy;
+  then, when the decision takes a lease: its id and its release event payload.
+  Optional keys after the idempotency record, in this order, each only when used:
+  KEYS[..]       the lease record         tally:v1:{s<N>}:lease:<decision id>   (concurrency windows, cost > 0)
+  KEYS[#KEYS]    the shard's override hash  tally:v1:{s<N>}:overrides                         (only when P > 0)
 Reply (array): status, now_ms, retry_after_ms, binding (1-based window, 0 = none), stored payload
   ('' unless replayed), then per window: remaining, reset_ms, would_deny (0/1).
   status: 0 denied, 1 allowed, 2 replayed (the stored decision; windows as stored), 3 idempotency
   conflict, 4 peek (cost 0: nothing written).
+  An allowed decision that took a lease: then the lease's expiry (ms; also in a replay's windows).
+  When an override was in force (status 0, 1, 4): then per window its effective limit and the
+  version of its policy's override (0 = none).
 
 Nothing here re-validates what TypeScript validated; the maths mirrors window-math.ts line by line.
 --]]
@@ -108,13 +116,20 @@ end
 -- expired lease). A lease expired by `now` no longer counts, whether or not it was removed yet:
 -- evaluation discounts it, the next commit removes it and writes `#` without it in the same step, or a
 -- release removes it (ZREM) and adds its units back: exactly one of them finds it.
--- A decision with concurrency windows (and cost > 0) also passes, after every other key, its lease
--- record KEYS[#KEYS], and after the windows' ARGV: the lease id, the release event payload. The
+-- A decision with concurrency windows (and cost > 0) also passes its lease record (after the
+-- idempotency record, before the override hash), and after the override section's ARGV: the lease
+-- id, the release event payload. The
 -- record is one string (one SET with its expiry): `<expires>\n<units>\n<released at, or empty>\n
 -- <window keys, tab-separated>\n<payload>` (release.lua reads it).
 -- The lease lasts the shortest lease TTL (period) among the decision's concurrency windows.
 local lease_ttl = nil
 local lease_keys = nil
+-- Where the lease's key and arguments are: the override section (P policies, see "Overrides") comes
+-- first in ARGV and its hash last in KEYS, so the lease id is ARGV[lease_arg + 1], its payload
+-- ARGV[lease_arg + 2], and the record the key before the override hash when there is one.
+local lease_overrides = tonumber(ARGV[7 + 5 * w_count]) or 0
+local lease_arg = 7 + 5 * w_count + 3 * lease_overrides
+local lease_record = #KEYS - (lease_overrides > 0 and 1 or 0)
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
   if ARGV[a + 1] == 'n' then
@@ -174,7 +189,7 @@ end
 local function conc_commit(key, inflight, expired, times)
   if expired > 0 then redis.call('ZREMRANGEBYSCORE', key, '(0', now) end
   local expires = now + lease_ttl
-  redis.call('ZADD', key, expires, ARGV[6 + 5 * w_count + 1] .. '|' .. num(cost), num(-(inflight + cost)), '#')
+  redis.call('ZADD', key, expires, ARGV[lease_arg + 1] .. '|' .. num(cost), num(-(inflight + cost)), '#')
   -- The set outlives its longest lease (a reload may have shortened the TTL since an older one).
   redis.call('PEXPIRE', key, math.max(expires, times[3]) - now)
   lease_keys = lease_keys or {}
@@ -187,8 +202,8 @@ local function lease_finish(reply)
   if not lease_keys then return end
   local expires = now + lease_ttl
   -- Kept one TTL past the expiry: a late release is told "expired", not "unknown".
-  redis.call('SET', KEYS[#KEYS], num(expires) .. '\n' .. num(cost) .. '\n\n' .. table.concat(lease_keys, '\t')
-    .. '\n' .. ARGV[6 + 5 * w_count + 2], 'PX', 2 * lease_ttl)
+  redis.call('SET', KEYS[lease_record], num(expires) .. '\n' .. num(cost) .. '\n\n' .. table.concat(lease_keys, '\t')
+    .. '\n' .. ARGV[lease_arg + 2], 'PX', 2 * lease_ttl)
   reply[#reply + 1] = expires
 end
 -- ===== end of concurrency windows and leases ===================================================
@@ -283,6 +298,79 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
   end
 end
 
+-- ── Overrides ─────────────────────────────────────────────────────────────────────────────────────
+-- Runtime limits set through the admin API (docs/semantics.md, "Overrides"), stored per shard in one
+-- hash beside the windows (same slot) and read here, in the same step as the windows: a decision sees
+-- an override whole or not at all. Field `<policy>:<scope>:<key>`, value
+-- `<version>;<expires_at ms, or empty>;<window>=<limit>,...` then a newline and the metadata JSON,
+-- which this script never reads. A limit of 0 anywhere blocks the key: every window of the policy
+-- denies with the reason `blocked`. An expired override is ignored, and removed by a decision that
+-- writes (a peek writes nothing).
+-- ARGV[7 + 5W] = P (0: no lookup at all), then per applicable policy: field, first window, count.
+local OV, OV_VERSION, OV_BLOCK = nil, nil, nil
+-- A block without expiry: retry_after_ms of a day (lifting it takes a person, not a wait).
+local OV_BLOCK_RETRY_MS = DAY_MS
+do
+  local base = 7 + 5 * w_count
+  local p = tonumber(ARGV[base]) or 0
+  if p > 0 then
+    local ov_key = KEYS[#KEYS]
+    local fields = {}
+    for j = 1, p do fields[j] = ARGV[base + 3 * j - 2] end
+    local values = redis.call('HMGET', ov_key, unpack(fields))
+    for j = 1, p do
+      local v = values[j]
+      if v then
+        local version, expires, limits = string.match(v, '^(%d+);(%d*);([^\n]*)')
+        expires = tonumber(expires)
+        if expires and expires <= now then
+          if cost > 0 then redis.call('HDEL', ov_key, fields[j]) end
+        else
+          OV, OV_VERSION = OV or {}, OV_VERSION or {}
+          local list = ',' .. limits .. ','
+          local blocked = string.find(list, '=0,', 1, true) ~= nil
+          local first, count = tonumber(ARGV[base + 3 * j - 1]), tonumber(ARGV[base + 3 * j])
+          for i = first, first + count - 1 do
+            OV_VERSION[i] = tonumber(version)
+            if blocked then
+              OV[i] = 0
+              OV_BLOCK = OV_BLOCK or {}
+              if expires then OV_BLOCK[i] = expires - now else OV_BLOCK[i] = OV_BLOCK_RETRY_MS end
+            else
+              -- The window's name, from its key `…:w:<policy>:<window>:…` (neither name holds ':').
+              local name = string.match(KEYS[2 + i], ':w:[^:]*:([^:]*):')
+              local at = string.find(list, ',' .. name .. '=', 1, true)
+              if at then OV[i] = tonumber(string.match(list, '^(%d+)', at + #name + 2)) end
+            end
+          end
+        end
+      end
+    end
+  end
+end
+
+-- The reply trailer when an override was in force: per window its effective limit and version.
+local function ov_trailer(reply)
+  if not OV_VERSION then return reply end
+  local n = #reply
+  for i = 1, w_count do
+    reply[n + 1] = OV[i] or tonumber(ARGV[6 + 5 * (i - 1) + 2])
+    reply[n + 2] = OV_VERSION[i] or 0
+    n = n + 2
+  end
+  return reply
+end
+
+-- The extra fields of window i in the outbox `r` (and the denial sample): `limit` when overridden,
+-- `override` (the version) when its policy had one; '' otherwise, so entries without stay as they were.
+local function ov_result_json(i)
+  if not (OV_VERSION and OV_VERSION[i]) then return '' end
+  local s = ',"override":' .. OV_VERSION[i]
+  if OV[i] then s = s .. ',"limit":' .. num(OV[i]) end
+  return s
+end
+-- ── end of Overrides ──────────────────────────────────────────────────────────────────────────────
+
 -- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
 -- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
 -- `W` at 4(i-1) + 1..4 what commit writes: ttl, x, y, z.
@@ -293,6 +381,7 @@ local binding, binding_retry = 0, -1
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
   local alg, limit, period, mode = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  if OV and OV[i] then limit = OV[i] end -- an override's limit (section "Overrides")
   -- Only the fields the algorithm keeps: the token bucket t, ts; the counters b, c (and p when sliding).
   local s1, s2, s3
   if alg == 't' then
@@ -307,7 +396,13 @@ for i = 1, w_count do
     local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c')
     s1, s2 = tonumber(st[1]), tonumber(st[2])
   end
-  local ok, remaining, reset_ms, retry, ttl, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+  local ok, remaining, reset_ms, retry, ttl, x, y, z
+  if OV_BLOCK and OV_BLOCK[i] then
+    -- Blocked by an override: denies whatever the state, until the block expires or is removed.
+    ok, remaining, reset_ms, retry = false, 0, 0, OV_BLOCK[i]
+  else
+    ok, remaining, reset_ms, retry, ttl, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+  end
   local r = 10 * (i - 1)
   R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
     alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
@@ -352,13 +447,23 @@ local function window_results_json()
     local r = 10 * (i - 1)
     if i > 1 then s = s .. ',' end
     s = s .. '{"remaining":' .. num(R[r + 9]) .. ',"reset_ms":' .. num(R[r + 10])
-      .. ',"would_deny":' .. (R[r + 8] and 'false' or 'true') .. '}'
+      .. ',"would_deny":' .. (R[r + 8] and 'false' or 'true') .. ov_result_json(i) .. '}'
   end
   return s .. ']'
 end
 
 if cost == 0 then
-  return reply_windows({ 4, now, 0, 0, '' })
+  return ov_trailer(reply_windows({ 4, now, 0, 0, '' }))
+end
+
+if denied_enforced and OV_BLOCK then
+  -- A blocked enforce window binds (its reason is the answer), waiting at least as long as any other.
+  for i = 1, w_count do
+    if OV_BLOCK[i] and R[10 * (i - 1) + 4] == 0 then
+      binding, binding_retry = i, math.max(binding_retry, OV_BLOCK[i])
+      break
+    end
+  end
 end
 
 if denied_enforced then
@@ -370,13 +475,14 @@ if denied_enforced then
   -- per second, key and reason, with the first denial's payload (#p) and window results (#r) as the
   -- sample for the audit trail.
   local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+  if OV_BLOCK and OV_BLOCK[binding] then field = string.gsub(field, '|[^|]*$', '|blocked') end
   local reason = string.match(field, '|([^|]*)$')
   if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
     redis.call('HSET', KEYS[2],
       field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
       field .. '#r', window_results_json())
   end
-  return reply_windows({ 0, now, binding_retry, binding, '' })
+  return ov_trailer(reply_windows({ 0, now, binding_retry, binding, '' }))
 end
 
 -- Commit. A shadow policy commits only if all of its windows allow: it simulates enforcement exactly
@@ -411,4 +517,4 @@ if idem_key then
   redis.call('SET', idem_key, fingerprint .. '\n' .. cjson.encode(windows) .. '\n' .. payload, 'PX', idem_ttl)
 end
 redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json())
-return reply
+return ov_trailer(reply)

@@ -67,6 +67,10 @@ export interface OutboxWindowResult {
   readonly reset_ms: number;
   /** True when this window could not have afforded the cost (for shadow windows: it would deny). */
   readonly would_deny: boolean;
+  /** Version of the runtime override of the window's policy in force, when there was one. */
+  readonly override?: number;
+  /** The override's limit of this window, when it set one (0: blocked). */
+  readonly limit?: number;
 }
 
 /** One outbox stream entry as read with XREADGROUP: every field is a string. */

@@ -1,0 +1,36 @@
+--[[ override-write.lua: set or remove one runtime override, with its version and its index entry, in
+one step (docs/semantics.md, "Overrides"). decide.lua reads the same hash in its own step, so a
+decision sees the override before or after this change, never half of it.
+
+KEYS (one hash-tag slot {s<N>}, built by keys.ts):
+  KEYS[1]  overrides hash   tally:v1:{s<N>}:overrides        (field #seq: the shard's version counter)
+  KEYS[2]  listing index    tally:v1:{s<N>}:overrides:index  (sorted set of fields, score 0)
+ARGV:
+  ARGV[1]  'set' or 'del'
+  ARGV[2]  field <policy>:<scope>:<key>
+  ARGV[3]  set: `<expires_at ms or empty>;<window>=<limit>,...` (override-record.ts encodeLimits)
+  ARGV[4]  set: metadata JSON object without updated_at (encodeMeta)
+Reply: { version (0: a 'del' of an absent override, nothing written), now ms, before, after }, before
+and after being stored values ('' = none). An expired override counts as absent, and goes.
+--]]
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local before = redis.call('HGET', KEYS[1], ARGV[2]) or ''
+if before ~= '' then
+  local expires = tonumber(string.match(before, '^%d+;(%d*);'))
+  if expires and expires <= now then before = '' end
+end
+
+if ARGV[1] == 'del' then
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  if before == '' then return { 0, now, '', '' } end
+  return { redis.call('HINCRBY', KEYS[1], '#seq', 1), now, before, '' }
+end
+
+local version = redis.call('HINCRBY', KEYS[1], '#seq', 1)
+local after = version .. ';' .. ARGV[3] .. '\n' .. string.sub(ARGV[4], 1, -2) .. ',"updated_at":' .. string.format('%.0f', now) .. '}'
+redis.call('HSET', KEYS[1], ARGV[2], after)
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+return { version, now, before, after }

@@ -1,0 +1,165 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { luaScript, scriptCommand, type RedisClient } from '@tally/redis';
+import { ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
+import type { EngineOptions } from '../engine.options';
+import { encodeScope, overrideField, overrideIndexKey, overridesKey, shardKeys, shardOf } from '../keys';
+import { decodeOverride, encodeLimits, encodeMeta, inForce } from './override-record';
+import type { Override, OverrideChange, OverrideTarget } from './override.types';
+import { encodeCursor, type ListQuery, type OverridePage } from './override-list';
+
+const WRITE = luaScript(__dirname, 'override-write.lua', 'tallyOverrideWrite', 2);
+type WriteReply = [number, number, string, string];
+type Write = (
+  k1: string,
+  k2: string,
+  op: string,
+  field: string,
+  limits: string,
+  meta: string,
+) => Promise<WriteReply>;
+
+/** What a change did: the override before and after it (null: none), and the change's version. */
+export interface OverrideWritten {
+  readonly version: number;
+  readonly atMs: number;
+  readonly before: Override | null;
+  readonly after: Override | null;
+}
+
+/**
+ * The Redis adapter of runtime overrides: one hash and one listing index per shard (keys.ts), written
+ * by override-write.lua, read by decide.lua on the hot path. No validation here (override-validation.ts).
+ */
+@Injectable()
+export class OverridesStore {
+  private readonly write: Write;
+
+  constructor(
+    @Inject(ENGINE_REDIS) private readonly redis: RedisClient,
+    @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
+  ) {
+    this.write = scriptCommand<Write>(redis, WRITE);
+  }
+
+  set(target: OverrideTarget, change: OverrideChange): Promise<OverrideWritten> {
+    return this.run(
+      target,
+      'set',
+      encodeLimits(change.limits, change.expiresAtMs),
+      encodeMeta(change.reason, change.setBy),
+    );
+  }
+
+  /** Removes it; `null` when there was none in force (nothing written). */
+  async remove(target: OverrideTarget): Promise<OverrideWritten | null> {
+    const written = await this.run(target, 'del', '', '');
+    return written.version === 0 ? null : written;
+  }
+
+  /** The override in force, or null (absent or expired). */
+  async get(target: OverrideTarget): Promise<Override | null> {
+    const { hash, field } = this.locate(target);
+    const [[, time], [, value]] = (await this.redis.pipeline().time().hget(hash, field).exec()) as [
+      [unknown, [string, string]],
+      [unknown, string | null],
+    ];
+    if (value === null) return null;
+    const override = decodeOverride(field, value);
+    return override !== null && inForce(override, timeMs(time)) ? override : null;
+  }
+
+  /**
+   * One page, in (shard, field) order: every shard's index (the tenant's shard alone with a tenant),
+   * from the cursor on, narrowed to a policy by the lexicographic range of its fields. Index entries
+   * whose override is gone or expired are skipped and cleaned up, so a page may hold fewer than
+   * `limit` items while `nextCursor` is set; the listing ends when it is null.
+   */
+  async list(query: ListQuery): Promise<OverridePage> {
+    const shards = this.options.shards;
+    const scope = query.tenant === undefined ? undefined : encodeScope(query.tenant);
+    const prefix =
+      query.policy === undefined
+        ? ''
+        : scope === undefined
+          ? `${query.policy}:`
+          : `${query.policy}:${scope}:`;
+    const only = query.tenant === undefined ? undefined : shardOf(query.tenant, shards);
+    const from = query.cursor;
+    const items: Override[] = [];
+    const first = from?.shard ?? only ?? 0;
+    for (let s = first; s < (only === undefined ? shards : only + 1); s++) {
+      const shard = shardKeys(s);
+      let after = from !== undefined && from.shard === s ? from.field : undefined;
+      while (items.length < query.limit) {
+        const lo = after !== undefined ? `(${after}` : prefix === '' ? '-' : `[${prefix}`;
+        const hi = prefix === '' ? '+' : Buffer.concat([Buffer.from(`[${prefix}`), Buffer.from([0xff])]);
+        const want = query.limit - items.length;
+        const fields = await this.redis.zrangebylex(overrideIndexKey(shard), lo, hi, 'LIMIT', 0, want);
+        if (fields.length === 0) break;
+        after = fields[fields.length - 1];
+        const pipeline = this.redis
+          .pipeline()
+          .time()
+          .hmget(overridesKey(shard), ...fields);
+        const [[, time], [, values]] = (await pipeline.exec()) as [
+          [unknown, [string, string]],
+          [unknown, (string | null)[]],
+        ];
+        const stale: string[] = [];
+        fields.forEach((field, i) => {
+          const value = values[i];
+          const override = value === null ? null : decodeOverride(field, value);
+          if (override === null || !inForce(override, timeMs(time))) stale.push(field);
+          else if (scope === undefined || field.startsWith(`${override.policy}:${scope}:`))
+            items.push(override);
+        });
+        if (stale.length > 0) await this.cleanUp(shard.shard, stale, timeMs(time));
+        if (fields.length < want) break;
+      }
+      if (items.length >= query.limit && after !== undefined)
+        return { items, nextCursor: encodeCursor({ shard: s, field: after }) };
+    }
+    return { items, nextCursor: null };
+  }
+
+  /** Index entries of overrides that are gone, and expired overrides: removed (the script re-checks expiry). */
+  private async cleanUp(shard: number, fields: readonly string[], nowMs: number): Promise<void> {
+    const keys = shardKeys(shard);
+    for (const field of fields) {
+      const value = await this.redis.hget(overridesKey(keys), field);
+      const override = value === null ? null : decodeOverride(field, value);
+      if (override === null || !inForce(override, nowMs))
+        await this.write(overridesKey(keys), overrideIndexKey(keys), 'del', field, '', '');
+    }
+  }
+
+  private locate(target: OverrideTarget): { hash: string; index: string; field: string } {
+    const tenant = target.tenant ?? undefined;
+    const shard = shardKeys(shardOf(tenant, this.options.shards));
+    return {
+      hash: overridesKey(shard),
+      index: overrideIndexKey(shard),
+      field: overrideField(target.policy, encodeScope(tenant), target.key),
+    };
+  }
+
+  private async run(
+    target: OverrideTarget,
+    op: 'set' | 'del',
+    limits: string,
+    meta: string,
+  ): Promise<OverrideWritten> {
+    const { hash, index, field } = this.locate(target);
+    const [version, atMs, before, after] = await this.write(hash, index, op, field, limits, meta);
+    return {
+      version: Number(version),
+      atMs: Number(atMs),
+      before: before === '' ? null : decodeOverride(field, before),
+      after: after === '' ? null : decodeOverride(field, after),
+    };
+  }
+}
+
+function timeMs([seconds, micros]: [string, string]): number {
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
