@@ -3,6 +3,7 @@
 //   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
 //   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
 //   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
+//   memory    the hot-path bench's memory phase alone (RSS per decision-API process, CPU per request)
 // `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
 // names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
@@ -15,12 +16,13 @@ if (major < 22) {
 }
 const BENCHES = {
   'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
+  memory: async () => (await import('../test/bench/hot-path.bench.mjs')).runMemoryBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
   durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
 };
 /** Run only when named: a topology of its own (a replica), a question of its own (a setting's cost). */
-const ON_REQUEST = new Set(['durable']);
+const ON_REQUEST = new Set(['durable', 'memory']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));
