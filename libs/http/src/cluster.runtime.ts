@@ -3,9 +3,9 @@
  * "Decision API memory"). The same words are in `npm run start:decision-api`, scripts/services.sh and
  * docker/compose.yml (a unit test keeps them equal); here they also reach workers whose primary was
  * started without them (`node main.js` by hand): on V8's defaults the young generation alone grows to
- * 134 MB under load. Not here: `--heap-growing-percent`, which bounds the old generation (≤ 150 MB per
- * worker at 50) but costs 3–15 % more CPU per request; an operator who prefers memory gives it to the primary
- * and every worker inherits it.
+ * 134 MB under load. Not here: `--heap-growing-percent=50`, which marks the old generation sooner
+ * (≈ 15 MB less per worker) for more CPU per request; an operator who prefers memory gives it to the
+ * primary and every worker inherits it.
  */
 export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 
