@@ -5,6 +5,7 @@
 //   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
 //   rls       test/bench/rls.bench.mjs (Envoy RLS: Tally vs envoyproxy/ratelimit when PEER_RATELIMIT_BIN is set)
 //   script-cost  the hot-path bench's script cost phase alone (Redis µs per decide.lua call)
+//   memory    the hot-path bench's memory phase alone (RSS per decision-API process, CPU per request)
 // `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
 // names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
@@ -17,6 +18,7 @@ if (major < 22) {
 }
 const BENCHES = {
   'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
+  memory: async () => (await import('../test/bench/hot-path.bench.mjs')).runMemoryBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
   durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
@@ -25,9 +27,9 @@ const BENCHES = {
 };
 /**
  * Run only when named: a topology of its own (a replica), a question of its own (a setting's cost,
- * the script's cost alone), another product beside Tally (the RLS peer).
+ * the script's cost alone, the memory phase alone), another product beside Tally (the RLS peer).
  */
-const ON_REQUEST = new Set(['durable', 'rls', 'script-cost']);
+const ON_REQUEST = new Set(['durable', 'rls', 'script-cost', 'memory']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));

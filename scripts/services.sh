@@ -66,10 +66,14 @@ start() {
   for app in "${apps[@]}"; do
     if alive "$app"; then say "$app: already running (pid $(cat "$run/$app.pid"))"; continue; fi
     local ts; ts=$(now_ms)
-    # The decision API runs with the V8 flag of `npm run start:decision-api` (docs/benchmarks.md).
-    local flags=()
-    [ "$app" = decision-api ] && flags=(--max-semi-space-size=8)
-    nohup node "${flags[@]}" "dist/apps/$app/src/main.js" >"$run/$app.log" 2>&1 &
+    # The decision API runs with the V8 flags and malloc setting of `npm run start:decision-api`
+    # (docs/benchmarks.md, "Decision API memory"; libs/http/src/cluster.runtime.ts).
+    local flags=() envs=()
+    if [ "$app" = decision-api ]; then
+      flags=(--max-semi-space-size=8)
+      envs=(MALLOC_ARENA_MAX=2)
+    fi
+    env "${envs[@]}" nohup node "${flags[@]}" "dist/apps/$app/src/main.js" >"$run/$app.log" 2>&1 &
     echo $! >"$run/$app.pid"
     wait_ready "$app" "$(port_of "$app")"
     say "$app: ready in $(( $(now_ms) - ts )) ms (pid $(cat "$run/$app.pid"), log $run/$app.log)"

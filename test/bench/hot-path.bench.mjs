@@ -16,7 +16,10 @@
 // decide.lua, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`, measured in the script cost
 // phase beside today's and the minimal floor: before/after in one run).
 // Also printed: the script cost (Redis µs per decide.lua call, INFO commandstats, private Redis only:
-// lib/script-cost.mjs) and the API process's RSS at rest, after the load and its peak (VmHWM).
+// lib/script-cost.mjs), the API process's RSS at rest, after the load and its peak (VmHWM), and the
+// memory phase (lib/memory-phase.mjs: the API with its workers, RSS per process at rest and under
+// load with distinct tenants, CPU per request at a fixed rate; before/after with BENCH_BASELINE_DIST).
+// `npm run bench -- memory` runs the memory phase alone. BENCH_MEMORY=0 skips it here.
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +28,7 @@ import { measureHttp, round } from './lib/load.mjs';
 import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
 import { processMemory } from './lib/rss.mjs';
+import { memoryPhase, printMemory } from './lib/memory-phase.mjs';
 import { measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
 import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
 import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
@@ -110,9 +114,13 @@ export async function runHotPathBench() {
 
     const rssAfterLoad = processMemory(api.pid);
     const scriptCost = store.private ? await scriptCostPhase(store.redis, engine) : undefined;
+    for (const server of servers.splice(0).reverse()) await server.stop();
+    const memory =
+      process.env.BENCH_MEMORY === '0' ? undefined : await memoryPhase(store, settings, OUT_DIR, log);
     const figures = {
       settings,
       scriptCost,
+      memory,
       apiMemoryMb: { atRest: rssAtRest, afterLoad: rssAfterLoad },
       ceiling: meanOf(rounds.map((r) => r.ceiling)),
       api: meanOf(rounds.map((r) => r.api)),
@@ -126,6 +134,7 @@ export async function runHotPathBench() {
     const v = verdicts(r);
     printSummary(figures, r, v, perRound);
     printMemoryAndScript(figures);
+    if (memory) printMemory(memory);
     const out = join(OUT_DIR, 'hot-path.json');
     writeJson(out, {
       at: new Date().toISOString(),
@@ -141,6 +150,22 @@ export async function runHotPathBench() {
     return { ...figures, ratios: r, met: v };
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await store.stop();
+  }
+}
+
+/** The memory phase alone (`npm run bench -- memory`): its own Redis, no other phase. */
+export async function runMemoryBench() {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const store = await startRedis(loadEngine(), log);
+  try {
+    const memory = await memoryPhase(store, settings, OUT_DIR, log);
+    printMemory(memory);
+    const out = join(OUT_DIR, 'memory.json');
+    writeJson(out, { at: new Date().toISOString(), settings, memory });
+    log(`figures written to ${out}`);
+    return memory;
+  } finally {
     await store.stop();
   }
 }

@@ -2,9 +2,9 @@
  * `TALLY_WORKERS=2`: the built decision API (`main.js`, compiled by this suite into a private folder)
  * as a primary and two workers sharing one HTTP port, against the real Redis. Requests are served by
  * two worker pids (told apart by `x-tally-worker` on `/healthz`, per connection: node:cluster hands
- * each new connection to the next worker); `/metrics` sums both; a policy reload asked of one worker
- * is in force in both once it is answered; a worker killed is forked again and service goes on;
- * SIGTERM stops every process with exit 0.
+ * each new connection to the next worker), each forked with the memory settings the primary lacks;
+ * `/metrics` sums both; a policy reload asked of one worker is in force in both once it is answered;
+ * a worker killed is forked again and service goes on; SIGTERM stops every process with exit 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -260,6 +260,22 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     expect(new Set(pids).size).toBe(2);
     expect(pids).not.toContain(String(api.child.pid));
     for (const line of lines) line.agent.destroy();
+  });
+
+  it('forks every worker with the memory settings, though the primary was started without them', async () => {
+    // Given: the primary runs as `node main.js`, no node flags, no MALLOC_ARENA_MAX in its environment
+    const words = (pid: string, file: string): string[] =>
+      readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
+    const primary = String(api.child.pid);
+    expect(words(primary, 'cmdline')).not.toContain('--max-semi-space-size=8');
+    expect(words(primary, 'environ')).not.toContain('MALLOC_ARENA_MAX=2');
+    // Then: each worker runs with the decision API's (libs/http cluster.runtime.ts)
+    const lines = await workerLines(2);
+    for (const line of lines) {
+      expect(words(line.pid, 'cmdline')).toContain('--max-semi-space-size=8');
+      expect(words(line.pid, 'environ')).toContain('MALLOC_ARENA_MAX=2');
+      line.agent.destroy();
+    }
   });
 
   it('serves Envoy gRPC from both workers on the one shared port', async () => {

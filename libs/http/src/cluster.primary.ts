@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { type LoggerService } from '@nestjs/common';
 import { AggregatorRegistry } from 'prom-client';
 import { nextRestart } from './cluster.backoff';
+import { workerEnv, workerExecArgv } from './cluster.runtime';
 import {
   CLUSTER_ASK_TIMEOUT_MS,
   type ClusterMessage,
@@ -36,8 +37,13 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
   let stopping = false;
   let failed = false;
 
+  // Not Tally settings (libs/config owns those): node's own flags and the C library's environment,
+  // passed on so that every worker runs with the memory settings measured for it (cluster.runtime.ts).
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
+  const extraEnv = workerEnv(process.env);
+
   const fork = (): void => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(extraEnv);
     bornAt.set(worker.id, Date.now());
     worker.on('message', (message: unknown) => onMessage(worker, message));
   };

@@ -2,6 +2,7 @@ import { type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadTlsFiles, type TallyConfig } from '@tally/config';
+import { installLeanBind } from './async-resource-bind';
 import { BearerTokens } from './bearer-tokens';
 import { answerServerEvents } from './connection-errors';
 import { installJsonBody } from './json-body';
@@ -41,6 +42,8 @@ export async function createHttpApp(
   module: unknown,
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
+  // Before any request: Fastify binds one function per request body (see async-resource-bind.ts).
+  installLeanBind();
   const adapter = new FastifyAdapter({
     ...serverOptions(options),
     bodyLimit: options.bodyLimit,

@@ -5,12 +5,30 @@ import { createServer } from 'node:net';
 
 const started = new Set();
 
-/** A port nobody listens on right now (the kernel picks it). */
-export function freePort() {
+// BENCH_PORT_RANGE=<from>-<to>: the bench's servers listen only on ports of that range (a machine
+// shared by several people, each with a range of their own); else the kernel picks free ports.
+const range = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORT_RANGE ?? '');
+let nextInRange = range ? Number(range[1]) : 0;
+
+/** A port nobody listens on right now. */
+export async function freePort() {
+  if (!range) return listenOn(0);
+  while (nextInRange <= Number(range[2])) {
+    const port = nextInRange++;
+    try {
+      return await listenOn(port);
+    } catch {
+      // taken: the next one
+    }
+  }
+  throw new Error(`BENCH_PORT_RANGE=${process.env.BENCH_PORT_RANGE}: no free port left`);
+}
+
+function listenOn(wanted) {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(wanted, '127.0.0.1', () => {
       const { port } = server.address();
       server.close(() => resolve(port));
     });

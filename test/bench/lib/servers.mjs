@@ -64,14 +64,29 @@ export async function startCeiling(store, settings, log) {
   return { decisionsUrl, stop: () => child.stop() };
 }
 
-/** The `--flag=value` node options of package.json's `start:decision-api` script. */
-export function startFlags() {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  return pkg.scripts['start:decision-api'].split(' ').filter((word) => /^--[a-z-]+=\S+$/.test(word));
+/**
+ * The `--flag=value` node options and the `NAME=value` environment of a package.json's
+ * `start:decision-api` script (e.g. `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 …`).
+ */
+function startCommand(packageJson) {
+  const pkg = JSON.parse(readFileSync(packageJson, 'utf8'));
+  const words = pkg.scripts['start:decision-api'].split(' ');
+  const env = Object.fromEntries(
+    words.filter((word) => /^[A-Z_]+=\S*$/.test(word)).map((word) => word.split('=')),
+  );
+  return { flags: words.filter((word) => /^--[a-z-]+=\S+$/.test(word)), env };
 }
 
-/** `extraEnv`: settings of this API only (e.g. durable mode), on top of the bench's. */
-export async function startApi(store, settings, outDir, log, extraEnv = {}) {
+/** The `--flag=value` node options of this tree's `start:decision-api` script. */
+export function startFlags() {
+  return startCommand(join(ROOT, 'package.json')).flags;
+}
+
+/**
+ * `extraEnv`: settings of this API only (e.g. durable mode), on top of the bench's. `build`: another
+ * build's `dist` directory and the package.json whose start script it runs with (before/after runs).
+ */
+export async function startApi(store, settings, outDir, log, extraEnv = {}, build = {}) {
   const port = await freePort();
   const policies = join(outDir, 'policies.yaml');
   writeFileSync(policies, benchPolicyYaml());
@@ -80,12 +95,14 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}) {
   // The V8 flags `npm run start:decision-api` runs with (the bench measures what production runs),
   // then extra node flags for what-if runs (e.g. --max-semi-space-size=32, or --require of a patch).
   const extra = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const start = startCommand(build.packageJson ?? join(ROOT, 'package.json'));
   const nodeArgs = [
-    ...startFlags(),
+    ...start.flags,
     ...extra,
     ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ];
   const env = {
+    ...start.env,
     REDIS_URL: store.url,
     TALLY_POLICIES: policies,
     TALLY_HTTP_PORT: String(port),
@@ -103,7 +120,8 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}) {
       : {}),
     ...extraEnv,
   };
-  const child = await startServer('decision-api', [...nodeArgs, API_MAIN], env, port, log);
+  const main = build.dist ? join(build.dist, 'apps/decision-api/src/main.js') : API_MAIN;
+  const child = await startServer('decision-api', [...nodeArgs, main], env, port, log);
   const base = `http://127.0.0.1:${port}/v1`;
   const api = { decisionsUrl: `${base}/decisions`, batchUrl: `${base}/decisions:batch` };
   try {
