@@ -159,13 +159,13 @@ describe(OverridesService.name, () => {
     const denialFields = await redis.hkeys(shard.denials);
     expect(denialFields.some((f) => f.endsWith(`|${name}|${tenant}|blocked`))).toBe(true);
 
-    const removed = await sut.remove({ policy: name, key: tenant });
+    const removed = await sut.remove({ policy: name, key: tenant }, 'ops');
     expect(removed).toMatchObject({ ok: true, value: { before: { limits: { hourly: 0 } }, after: null } });
     expect(await decide(tenant)).toMatchObject({
       allowed: true,
       policies: [{ windows: [{ limit: 100 }, { limit: 1000 }] }],
     });
-    expect(await sut.remove({ policy: name, key: tenant })).toEqual({ ok: false, kind: 'not_found' });
+    expect(await sut.remove({ policy: name, key: tenant }, 'ops')).toEqual({ ok: false, kind: 'not_found' });
   });
 
   it('a block that expires gives its retry-after; past the expiry the policy limit applies and the override is cleaned up', async () => {
