@@ -14,7 +14,8 @@ ARGV:
   ARGV[3]  set: `<expires_at ms or empty>;<window>=<limit>,...` (override-record.ts encodeLimits)
   ARGV[4]  set: metadata JSON object without updated_at (encodeMeta)
   ARGV[5]  the outbox entry's head JSON (`o`: id, action, policy, key, tenant, set_by, reason); empty:
-           no entry (the listing's clean-up of expired overrides, which is no one's change)
+           no entry (the listing's clean-up of expired overrides, which is no one's change; it
+           removes nothing that is in force)
 Reply: { version (0: a 'del' of an absent override, nothing written), now ms, before, after }, before
 and after being stored values ('' = none). An expired override counts as absent, and goes.
 --]]
@@ -35,6 +36,9 @@ if before ~= '' then
 end
 
 if ARGV[1] == 'del' then
+  -- The listing's clean-up (no head) only takes what is expired or gone: an override set after the
+  -- listing read the field is someone's live change, not litter, and its removal would be no one's.
+  if ARGV[5] == '' and before ~= '' then return { 0, now, '', '' } end
   redis.call('HDEL', KEYS[1], ARGV[2])
   redis.call('ZREM', KEYS[2], ARGV[2])
   if before == '' then return { 0, now, '', '' } end
