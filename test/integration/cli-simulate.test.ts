@@ -6,7 +6,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decisionEventFromOutbox, denialEvent, kafkaKeyOf, type OutboxPayload } from '@tally/events';
+import {
+  decisionEventFromOutbox,
+  denialEvent,
+  kafkaKeyOf,
+  overrideEventFromOutbox,
+  type OutboxPayload,
+} from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger } from '@tally/ledger';
 import { testEnv, uniqueName } from '@tally/testing';
 import { ulid } from 'ulid';
@@ -82,9 +88,26 @@ describe('tally simulate', () => {
         r: JSON.stringify([{ remaining: 0, reset_ms: 1000, would_deny: true }]),
       }),
     );
+    // and an override change on the same topic: no decision, and no invalid record either
+    const change = overrideEventFromOutbox({
+      o: JSON.stringify({
+        v: 1,
+        id: ulid(base + 5),
+        action: 'set',
+        policy: current,
+        key: tenant,
+        tenant,
+        set_by: 'ops',
+        reason: 'r',
+      }),
+      b: '',
+      a: '1;;w=9\n{"reason":"r","set_by":"ops","updated_at":1}',
+      n: '1',
+      t: String(base + 5),
+    });
     await ledger.producer.send(
       TOPICS.decision,
-      events.map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) })),
+      [...events, change].map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) })),
     );
   });
 
@@ -109,6 +132,7 @@ describe('tally simulate', () => {
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({
+      invalid: 0,
       decisions: 10,
       actual: { allowed: 6, denied: 4 },
       simulated: { allowed: 8, denied: 2 },

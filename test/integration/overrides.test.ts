@@ -22,6 +22,8 @@ import {
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { testEnv, testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const DB = 12;
@@ -159,13 +161,13 @@ describe(OverridesService.name, () => {
     const denialFields = await redis.hkeys(shard.denials);
     expect(denialFields.some((f) => f.endsWith(`|${name}|${tenant}|blocked`))).toBe(true);
 
-    const removed = await sut.remove({ policy: name, key: tenant });
+    const removed = await sut.remove({ policy: name, key: tenant }, 'ops');
     expect(removed).toMatchObject({ ok: true, value: { before: { limits: { hourly: 0 } }, after: null } });
     expect(await decide(tenant)).toMatchObject({
       allowed: true,
       policies: [{ windows: [{ limit: 100 }, { limit: 1000 }] }],
     });
-    expect(await sut.remove({ policy: name, key: tenant })).toEqual({ ok: false, kind: 'not_found' });
+    expect(await sut.remove({ policy: name, key: tenant }, 'ops')).toEqual({ ok: false, kind: 'not_found' });
   });
 
   it('a block that expires gives its retry-after; past the expiry the policy limit applies and the override is cleaned up', async () => {
@@ -270,6 +272,46 @@ describe(OverridesService.name, () => {
       ok: false,
       errors: [{ path: 'cursor' }],
     });
+  });
+
+  it("the listing's clean-up (a removal without a head) leaves a live override and the ledger alone", async () => {
+    // given an override in force (set after a listing read its field, as a race would have it)
+    fixedNow = undefined;
+    wallNow = Date.now();
+    const name = uniqueName('live');
+    use(tenantPolicy(name, [win('w', 10)]));
+    const tenant = uniqueName('lv');
+    await put(name, tenant, { w: 20 });
+    const shard = shardKeys(shardOf(tenant, SHARDS));
+    const field = `${name}:${encodeScope(tenant)}:${tenant}`;
+    const entries = await redis.xlen(shard.outbox);
+
+    // when the clean-up's call of override-write.lua runs on it
+    const script = readFileSync(
+      join(__dirname, '../../libs/engine/src/overrides/lua/override-write.lua'),
+      'utf8',
+    );
+    const reply = (await redis.eval(
+      script,
+      3,
+      overridesKey(shard),
+      overrideIndexKey(shard),
+      shard.outbox,
+      'del',
+      field,
+      '',
+      '',
+      '',
+    )) as [number, number, string, string];
+
+    // then nothing is removed and nothing goes to the outbox
+    expect(reply[0]).toBe(0);
+    expect(await sut.get({ policy: name, key: tenant })).toMatchObject({
+      ok: true,
+      value: { limits: { w: 20 } },
+    });
+    expect(await redis.zscore(overrideIndexKey(shard), field)).toBe('0');
+    expect(await redis.xlen(shard.outbox)).toBe(entries);
   });
 
   it('refuses an unknown policy or window, a key that does not fit, and a bad expiry, naming each field', async () => {

@@ -572,6 +572,8 @@ describe(OutboxRelay.name, () => {
         'tally.decision.v1/allowed',
         'tally.decision.v1/denied',
         'tally.lease.v1/released',
+        // the override changes of the override test above (no outcome: not a decision)
+        'tally.override.v1/undefined',
       ]),
     );
     expect(collector.violations).toEqual([]);

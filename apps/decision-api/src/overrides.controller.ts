@@ -79,7 +79,7 @@ export class OverridesController {
     @Granted() grant: TokenGrant,
   ): Promise<void> {
     this.judgeTenant({ policy, key, tenant: query.tenant }, grant);
-    answer(await this.overrides.remove({ policy, key, tenant: query.tenant }));
+    answer(await this.overrides.remove({ policy, key, tenant: query.tenant }, grant.name));
   }
 
   /** The tenant scope, before anything is read or written (an invalid address is judged as a 400 below). */

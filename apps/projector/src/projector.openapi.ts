@@ -164,7 +164,7 @@ const OPERATIONS: OperationSpec[] = [
     method: 'get',
     path: '/v1/audit',
     operationId: 'audit',
-    summary: 'Denials, degraded decisions, would-deny and policy reloads, oldest first',
+    summary: 'Denials, degraded decisions, would-deny, policy reloads and override changes, oldest first',
     description: 'Without `tenant`, the tenant-less trail (it needs a token scoped to no tenant).',
     access: 'query',
     query: AuditQuerySchema,

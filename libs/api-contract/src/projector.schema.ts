@@ -120,6 +120,15 @@ export const TopKeysQuerySchema = Type.Object(
 export type TopKeysQueryParams = Static<typeof TopKeysQuerySchema>;
 
 /** `GET /v1/audit` query parameters (strings, as received). */
+/** The types of audit rows (`GET /v1/audit?type=`). */
+const AuditType = Type.Union([
+  Type.Literal('denied'),
+  Type.Literal('degraded'),
+  Type.Literal('would_deny'),
+  Type.Literal('policy_reload'),
+  Type.Literal('override'),
+]);
+
 export const AuditQuerySchema = Type.Object(
   {
     tenant: Type.Optional(
@@ -132,6 +141,7 @@ export const AuditQuerySchema = Type.Object(
     limit: Type.Optional(Limit(1000, 5, 'Entries per page (1..1000, default 100).')),
     cursor: Type.Optional(Cursor),
     namespace: Type.Optional(Namespace),
+    type: Type.Optional(AuditType),
   },
   { $id: 'ProjectorAuditQuery', additionalProperties: false },
 );
@@ -195,6 +205,21 @@ export const TopKeysResponseSchema = Type.Object(
 );
 export type TopKeysResponse = Static<typeof TopKeysResponseSchema>;
 
+/** An override as it stood before or after a change (the `tally.override.v1` event's shape). */
+const AuditOverrideState = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1 }),
+    limits: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'Window name → limit; 0 blocks the key.',
+    }),
+    expires_at: Type.Optional(Type.String({ description: 'Absent: until removed.' })),
+    reason: Type.String(),
+    set_by: Type.String({ description: 'Name of the token that set it.' }),
+    updated_at: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
 /** `GET /v1/audit`: one page of the audit trail, oldest first. */
 export const AuditResponseSchema = Type.Object(
   {
@@ -202,21 +227,32 @@ export const AuditResponseSchema = Type.Object(
       Type.Object(
         {
           time: Type.String(),
-          type: Type.Union([
-            Type.Literal('denied'),
-            Type.Literal('degraded'),
-            Type.Literal('would_deny'),
-            Type.Literal('policy_reload'),
-          ]),
+          type: AuditType,
           policy: Type.Optional(Type.String()),
           reason: Type.Optional(
             Type.String({
               description:
-                'Deny reason, degraded cause, would-deny reason; for `policy_reload`, the new policy-set version.',
+                'Deny reason, degraded cause, would-deny reason; for `policy_reload`, the new policy-set version; for `override`, why it was changed.',
             }),
           ),
           count: Type.Integer({ minimum: 0 }),
           selectors: Type.Record(Type.String(), Type.String()),
+          override: Type.Optional(
+            Type.Object(
+              {
+                action: Type.Union([Type.Literal('set'), Type.Literal('remove')]),
+                key: Type.String({ description: "The policy's key value." }),
+                version: Type.Integer({ minimum: 1, description: 'The version the change took.' }),
+                set_by: Type.String({ description: 'Name of the token that made the change.' }),
+                before: Type.Optional(AuditOverrideState),
+                after: Type.Optional(AuditOverrideState),
+              },
+              {
+                additionalProperties: false,
+                description: '`override` rows: the change; `reason` is why. `before`/`after` absent: none.',
+              },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -15,6 +15,7 @@ import {
 } from './outbox/outbox-payload';
 import type { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 import type { LeaseEventV1 } from './lease-event.v1';
+import type { OverrideEventV1 } from './override-event.v1';
 
 /**
  * The usage event of an outbox entry, or null when the decision spent nothing (cost 0 reports state
@@ -77,7 +78,7 @@ export function decisionEvent(
  * The Kafka message key: the tenant, else the subject's key, so one tenant's (or one key's) events
  * stay ordered in one partition. Falls back to the id for decisions no policy applied to.
  */
-export function kafkaKeyOf(event: UsageEventV1 | DecisionEventV1 | LeaseEventV1): string {
+export function kafkaKeyOf(event: UsageEventV1 | DecisionEventV1 | LeaseEventV1 | OverrideEventV1): string {
   // typeof, not `!== undefined`: a consumed event may carry null for an absent optional field.
   if (typeof event.data.tenant === 'string') return event.data.tenant;
   const subject = event.subject;

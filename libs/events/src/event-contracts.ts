@@ -1,7 +1,8 @@
 import { DeadLetterHeadersV1 } from './dead-letter.v1';
 import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
-import { DECISION_EVENT_TYPE, LEASE_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
+import { DECISION_EVENT_TYPE, LEASE_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
 import { LeaseDataV1, LeaseEventV1 } from './lease-event.v1';
+import { OverrideDataV1, OverrideEventV1 } from './override-event.v1';
 import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 
 /** The JSON Schema dialect of the published documents (AsyncAPI 3.0's default schema format is its superset). */
@@ -26,6 +27,8 @@ export function eventContractDocuments(): ContractDocument[] {
     document(`${DECISION_EVENT_TYPE}.event.schema.json`, DecisionEventV1),
     document(`${LEASE_EVENT_TYPE}.data.schema.json`, LeaseDataV1),
     document(`${LEASE_EVENT_TYPE}.event.schema.json`, LeaseEventV1),
+    document(`${OVERRIDE_EVENT_TYPE}.data.schema.json`, OverrideDataV1),
+    document(`${OVERRIDE_EVENT_TYPE}.event.schema.json`, OverrideEventV1),
     document('tally.dlq.v1.headers.schema.json', DeadLetterHeadersV1),
   ];
 }

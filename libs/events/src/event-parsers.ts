@@ -1,13 +1,20 @@
 import { DecisionEventV1 } from './decision-event.v1';
-import { DECISION_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
-import { decisionEventValidator, usageEventValidator, type EventValidator } from './event-validators';
+import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
+import {
+  decisionEventValidator,
+  overrideEventValidator,
+  usageEventValidator,
+  type EventValidator,
+} from './event-validators';
+import type { OverrideEventV1 } from './override-event.v1';
 import { UsageEventV1 } from './usage-event.v1';
 
 /** A consumed message: the validated event, or why it was rejected (the dead-letter reason). */
 export type ParseResult<E> =
   { readonly ok: true; readonly event: E } | { readonly ok: false; readonly reason: string };
 
-export type LedgerEvent = UsageEventV1 | DecisionEventV1;
+/** What the projector folds: usage, decisions, and the override changes the decision topic also carries. */
+export type LedgerEvent = UsageEventV1 | DecisionEventV1 | OverrideEventV1;
 
 interface EventKind {
   readonly type: string;
@@ -16,6 +23,7 @@ interface EventKind {
 
 const USAGE: EventKind = { type: USAGE_EVENT_TYPE, validator: usageEventValidator };
 const DECISION: EventKind = { type: DECISION_EVENT_TYPE, validator: decisionEventValidator };
+const OVERRIDE: EventKind = { type: OVERRIDE_EVENT_TYPE, validator: overrideEventValidator };
 
 /** Validates a `tally.usage.v1` message as read from Kafka. */
 export function parseUsageEvent(message: Buffer | string): ParseResult<UsageEventV1> {
@@ -27,7 +35,12 @@ export function parseDecisionEvent(message: Buffer | string): ParseResult<Decisi
   return parseAs(DECISION, message);
 }
 
-/** Validates either event type, chosen by its `type` attribute (for a consumer of both topics). */
+/** Validates a `tally.override.v1` message as read from Kafka. */
+export function parseOverrideEvent(message: Buffer | string): ParseResult<OverrideEventV1> {
+  return parseAs(OVERRIDE, message);
+}
+
+/** Validates any ledger event type, chosen by its `type` attribute (for a consumer of both topics). */
 export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEvent> {
   const plain = parseJson(message);
   if (!plain.ok) return plain;
@@ -36,6 +49,8 @@ export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEv
       return validated(USAGE, plain.event, plain.nulls);
     case DECISION_EVENT_TYPE:
       return validated(DECISION, plain.event, plain.nulls);
+    case OVERRIDE_EVENT_TYPE:
+      return validated(OVERRIDE, plain.event, plain.nulls);
     default:
       return { ok: false, reason: `type: unknown event type ${JSON.stringify(plain.event.type)}` };
   }

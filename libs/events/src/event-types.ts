@@ -10,6 +10,8 @@ export const USAGE_EVENT_TYPE = 'tally.usage.v1';
 export const DECISION_EVENT_TYPE = 'tally.decision.v1';
 /** Releases of concurrency leases (not usage: billing ignores them). */
 export const LEASE_EVENT_TYPE = 'tally.lease.v1';
+/** Changes of runtime overrides (set, remove), on the decision topic beside the decisions they change. */
+export const OVERRIDE_EVENT_TYPE = 'tally.override.v1';
 /** Events are emitted on behalf of the decision API, also when the relay writes them. */
 export const EVENT_SOURCE = 'tally/decision-api';
 export const EVENT_DATA_CONTENT_TYPE = 'application/json';

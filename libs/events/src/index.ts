@@ -6,7 +6,8 @@
  * - The outbox contract between the writers (engine: decide.lua, release.lua) and the reader (the
  *   relay): the decision payload encoder and decoder, the lease release payload, its prefixes, the
  *   stream, denial-hash and lease layouts below a shard's base key, the denial field codec; and the
- *   builders that turn entries into events (`tally.lease.v1` of a release entry included).
+ *   builders that turn entries into events (`tally.lease.v1` of a release entry, `tally.override.v1`
+ *   of an override change and the stored override value it carries, included).
  *
  * Does NOT own:
  * - topic names, partitions, retention, the AsyncAPI document: `@tally/ledger`;
@@ -22,6 +23,7 @@ export {
   EVENT_DATA_CONTENT_TYPE,
   EVENT_SOURCE,
   LEASE_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
   USAGE_EVENT_TYPE,
   type DecisionOutcome,
 } from './event-types';
@@ -45,6 +47,14 @@ export {
   type LeaseWindow,
 } from './outbox/lease-payload';
 export {
+  decodeOverrideEntry,
+  decodeStoredOverride,
+  overrideHeadJson,
+  type OverrideEntry,
+  type OverrideHead,
+  type StoredOverride,
+} from './outbox/override-payload';
+export {
   DEGRADED_RESULTS,
   degradedPayload,
   deniedPayloadPrefix,
@@ -67,11 +77,14 @@ export { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
 export { LeaseDataV1, LeaseEventV1, LeaseWindowV1 } from './lease-event.v1';
 export { leaseEventFromOutbox, parseLeaseEvent } from './lease-event';
+export { OverrideDataV1, OverrideEventV1, OverrideStateV1 } from './override-event.v1';
+export { overrideEventFromOutbox } from './override-event';
 export { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
 export { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 export {
   parseDecisionEvent,
   parseLedgerEvent,
+  parseOverrideEvent,
   parseUsageEvent,
   type LedgerEvent,
   type ParseResult,

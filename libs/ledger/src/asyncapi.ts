@@ -4,6 +4,7 @@ import {
   DecisionEventV1,
   EVENT_SOURCE,
   LeaseEventV1,
+  OverrideEventV1,
   UsageEventV1,
 } from '@tally/events';
 import { ledgerTopicSpecs, TOPICS } from './topics';
@@ -20,13 +21,14 @@ const KAFKA_BINDING = '0.5.0';
  */
 export function asyncApiDocument(): Record<string, unknown> {
   const specs = new Map(ledgerTopicSpecs(DEFAULT_TOPICS).map((spec) => [spec.topic, spec]));
-  const channel = (topic: string, message: string, description: string) => {
+  const channel = (topic: string, message: string | readonly string[], description: string) => {
+    const messages = typeof message === 'string' ? [message] : message;
     const spec = specs.get(topic);
     const retention = spec?.configs?.['retention.ms'];
     return {
       address: topic,
       description,
-      messages: { [message]: { $ref: `#/components/messages/${message}` } },
+      messages: Object.fromEntries(messages.map((m) => [m, { $ref: `#/components/messages/${m}` }])),
       bindings: {
         kafka: {
           topic,
@@ -38,11 +40,18 @@ export function asyncApiDocument(): Record<string, unknown> {
       },
     };
   };
-  const operation = (action: 'send' | 'receive', channel: string, message: string, summary: string) => ({
+  const operation = (
+    action: 'send' | 'receive',
+    channel: string,
+    message: string | readonly string[],
+    summary: string,
+  ) => ({
     action,
     summary,
     channel: { $ref: `#/channels/${channel}` },
-    messages: [{ $ref: `#/channels/${channel}/messages/${message}` }],
+    messages: (typeof message === 'string' ? [message] : message).map((m) => ({
+      $ref: `#/channels/${channel}/messages/${m}`,
+    })),
   });
   return {
     asyncapi: '3.0.0',
@@ -62,8 +71,8 @@ export function asyncApiDocument(): Record<string, unknown> {
       ),
       decision: channel(
         TOPICS.decision,
-        'decisionEvent',
-        'Every allowed or degraded decision with cost > 0, and every quota denial (coalesced per second, key and reason).',
+        ['decisionEvent', 'overrideEvent'],
+        'Every allowed or degraded decision with cost > 0, and every quota denial (coalesced per second, key and reason); and every change of a runtime override (`tally.override.v1`, keyed by its tenant): consumers dispatch on the `type` attribute.',
       ),
       lease: channel(
         TOPICS.lease,
@@ -78,7 +87,12 @@ export function asyncApiDocument(): Record<string, unknown> {
     },
     operations: {
       sendUsage: operation('send', 'usage', 'usageEvent', 'The relay publishes usage events.'),
-      sendDecision: operation('send', 'decision', 'decisionEvent', 'The relay publishes decision events.'),
+      sendDecision: operation(
+        'send',
+        'decision',
+        ['decisionEvent', 'overrideEvent'],
+        'The relay publishes decision events and override changes.',
+      ),
       sendLease: operation('send', 'lease', 'leaseEvent', 'The relay publishes lease releases.'),
       sendDeadLetter: operation(
         'send',
@@ -87,13 +101,19 @@ export function asyncApiDocument(): Record<string, unknown> {
         'The relay and the projector dead-letter.',
       ),
       receiveUsage: operation('receive', 'usage', 'usageEvent', 'The projector (and billing) consume usage.'),
-      receiveDecision: operation('receive', 'decision', 'decisionEvent', 'The projector consumes decisions.'),
+      receiveDecision: operation(
+        'receive',
+        'decision',
+        ['decisionEvent', 'overrideEvent'],
+        'The projector consumes decisions and override changes (the audit trail).',
+      ),
     },
     components: {
       messages: {
         usageEvent: eventMessage('tally.usage.v1', UsageEventV1),
         decisionEvent: eventMessage('tally.decision.v1', DecisionEventV1),
         leaseEvent: eventMessage('tally.lease.v1', LeaseEventV1),
+        overrideEvent: eventMessage('tally.override.v1', OverrideEventV1),
         deadLetter: {
           name: 'tally.dlq.v1',
           title: 'A dead-lettered record',

@@ -1,3 +1,4 @@
+import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from '@tally/events';
 import { TOPICS, nextOffset, type Ledger } from '@tally/ledger';
 import {
   ProjectionNamespaces,
@@ -196,7 +197,10 @@ export async function replayRanges(
     dedupTtlMs: DEDUP_TTL_MS,
   });
   const { topics } = plan;
-  const expected = { [topics.usage]: 'tally.usage.v1', [topics.decision]: 'tally.decision.v1' };
+  const expected = {
+    [topics.usage]: USAGE_EVENT_TYPE,
+    [topics.decision]: [DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE],
+  };
   const sink = new ShardedStepWriter(store, plan.namespace, plan.shards, plan.stepCells ?? REPLAY_STEP_CELLS);
   let invalid = 0;
   // Concurrent handlers (partitions) share the writer: its steps take each partition's events in

@@ -1,4 +1,4 @@
-import { parseDecisionEvent } from '@tally/events';
+import { OVERRIDE_EVENT_TYPE, parseDecisionEvent } from '@tally/events';
 import { TOPICS, type Ledger } from '@tally/ledger';
 import type { PolicySet } from '@tally/policy';
 import { loadPolicySet } from './policy-check';
@@ -68,6 +68,8 @@ export async function simulate(
       for (const record of records) {
         if (record.value === null) continue;
         const parsed = parseDecisionEvent(record.value);
+        // The topic also carries override changes: not decisions, and not invalid either.
+        if (!parsed.ok && isOverrideChange(record.value)) continue;
         if (!parsed.ok) {
           invalid++;
           continue;
@@ -92,4 +94,9 @@ export async function simulate(
     invalid,
     ...simulator.report(),
   };
+}
+
+/** A record of the decision topic that is an override change (its type attribute, nothing parsed). */
+function isOverrideChange(value: Buffer): boolean {
+  return value.includes(`"type":"${OVERRIDE_EVENT_TYPE}"`);
 }

@@ -1,6 +1,6 @@
 import { TOPICS } from '@tally/ledger';
 import { describe, expect, it } from 'vitest';
-import { CLOUDEVENTS_CONTENT_TYPE, parseLeaseEvent } from '@tally/events';
+import { CLOUDEVENTS_CONTENT_TYPE, parseLeaseEvent, parseOverrideEvent } from '@tally/events';
 import { chunkTopicMessages, planOutboxBatch } from './outbox-batch';
 import type { StreamEntry } from './stream-entries';
 
@@ -136,6 +136,59 @@ describe(`${planOutboxBatch.name}: release entries`, () => {
     expect(sut.deadLettered).toBe(1);
     expect(sut.topicMessages[0].messages[0].headers?.['tally-dlq-reason']).toMatch(
       /unknown lease payload version 9/,
+    );
+  });
+});
+
+describe(`${planOutboxBatch.name}: override entries`, () => {
+  const head = {
+    v: 1,
+    id: ID,
+    action: 'set',
+    policy: 'tenant-default',
+    key: 'acme',
+    tenant: 'acme',
+    set_by: 'ops',
+    reason: 'launch',
+  };
+  const after = '4;;hourly=500\n{"reason":"launch","set_by":"ops","updated_at":1764493200456}';
+
+  it('makes one valid tally.override.v1 event on the decision topic, keyed by tenant, and no usage', () => {
+    const change: StreamEntry = {
+      stream: 'tally:v1:{s1}:outbox',
+      id: '9-0',
+      fields: { o: JSON.stringify(head), b: '', a: after, n: '4', t: '1764493200456' },
+    };
+
+    const sut = planOutboxBatch([change]);
+
+    expect(sut.published).toEqual({ [TOPICS.decision]: 1 });
+    const message = sut.topicMessages[0].messages[0];
+    expect(message.key).toBe('acme');
+    const event = parseOverrideEvent(String(message.value));
+    expect(event).toMatchObject({
+      ok: true,
+      event: {
+        id: ID,
+        type: 'tally.override.v1',
+        data: { action: 'set', after: { version: 4, limits: { hourly: 500 } }, set_by: 'ops', version: 4 },
+      },
+    });
+    expect([...sut.acks]).toEqual([['tally:v1:{s1}:outbox', ['9-0']]]);
+  });
+
+  it('dead-letters an override entry it cannot read', () => {
+    const bad: StreamEntry = {
+      stream: 'tally:v1:{s1}:outbox',
+      id: '10-0',
+      fields: { o: JSON.stringify({ ...head, v: 9 }), b: '', a: after, n: '4', t: '1' },
+    };
+
+    const sut = planOutboxBatch([bad]);
+
+    expect(sut.deadLettered).toBe(1);
+    expect(sut.topicMessages[0].messages[0].headers?.['tally-dlq-reason']).toMatch(
+      /unknown override head version 9/,
     );
   });
 });

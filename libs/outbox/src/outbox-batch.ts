@@ -4,10 +4,12 @@ import {
   kafkaKeyOf,
   leaseEventFromOutbox,
   OutboxEntryError,
+  overrideEventFromOutbox,
   usageEventFromOutbox,
   type DeadLetterHeadersV1,
   type DecisionEventV1,
   type LeaseEventV1,
+  type OverrideEventV1,
   type UsageEventV1,
 } from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
@@ -27,7 +29,8 @@ export interface OutboxBatchPlan {
 
 /**
  * Pure: turns outbox entries into events. Each decision entry gives a decision event, and a usage
- * event when it spent something; each release entry a lease event. An entry that is not a valid outbox entry is dead-lettered with its reason and
+ * event when it spent something; each release entry a lease event; each override change an override
+ * event on the decision topic (the audit trail's source, keyed by the tenant like decisions). An entry that is not a valid outbox entry is dead-lettered with its reason and
  * its raw fields: acknowledged like the others (a poison entry must not stall its shard forever) but
  * never dropped silently.
  */
@@ -46,6 +49,12 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
       // A release entry (written by release.lua) carries `l` instead of a decision's `p`.
       if (fields.l !== undefined) {
         lease.push(eventMessage(leaseEventFromOutbox({ l: fields.l, t: fields.t ?? '' })));
+        continue;
+      }
+      // An override change (written by override-write.lua) carries `o` (its head) instead.
+      if (fields.o !== undefined) {
+        const { o, b = '', a = '', n = '', t = '' } = fields;
+        decision.push(eventMessage(overrideEventFromOutbox({ o, b, a, n, t })));
         continue;
       }
       const raw = { p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' };
@@ -72,7 +81,9 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
   };
 }
 
-export function eventMessage(event: UsageEventV1 | DecisionEventV1 | LeaseEventV1): LedgerMessage {
+export function eventMessage(
+  event: UsageEventV1 | DecisionEventV1 | LeaseEventV1 | OverrideEventV1,
+): LedgerMessage {
   return {
     key: kafkaKeyOf(event),
     value: JSON.stringify(event),

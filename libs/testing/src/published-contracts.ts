@@ -25,6 +25,8 @@ export class PublishedContracts {
       'tally.decision.v1.data.schema.json',
       'tally.lease.v1.event.schema.json',
       'tally.lease.v1.data.schema.json',
+      'tally.override.v1.event.schema.json',
+      'tally.override.v1.data.schema.json',
       'tally.dlq.v1.headers.schema.json',
     ]) {
       this.validators.set(

@@ -72,10 +72,15 @@ export class OverridesService {
     return found === null ? { ok: false, kind: 'not_found' } : { ok: true, value: found };
   }
 
-  async remove(address: OverrideAddress): Promise<OverrideResult<OverrideWritten>> {
+  /** `removedBy`: the NAME of the token that removes it (on the ledger with the change, never the token). */
+  async remove(
+    address: OverrideAddress,
+    removedBy: string,
+    reason = '',
+  ): Promise<OverrideResult<OverrideWritten>> {
     const target = this.target(address);
     if (!target.ok) return target;
-    const removed = await this.store.remove(target.value);
+    const removed = await this.store.remove(target.value, removedBy, reason);
     return removed === null ? { ok: false, kind: 'not_found' } : { ok: true, value: removed };
   }
 

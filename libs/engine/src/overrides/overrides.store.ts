@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { overrideHeadJson } from '@tally/events';
 import { luaScript, scriptCommand, type RedisClient } from '@tally/redis';
+import { newDecisionId } from '../decision-id';
 import { ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
 import type { EngineOptions } from '../engine.options';
 import { encodeScope, overrideField, overrideIndexKey, overridesKey, shardKeys, shardOf } from '../keys';
@@ -7,15 +9,17 @@ import { decodeOverride, encodeLimits, encodeMeta, inForce } from './override-re
 import type { Override, OverrideChange, OverrideTarget } from './override.types';
 import { encodeCursor, type ListQuery, type OverridePage } from './override-list';
 
-const WRITE = luaScript(__dirname, 'override-write.lua', 'tallyOverrideWrite', 2);
+const WRITE = luaScript(__dirname, 'override-write.lua', 'tallyOverrideWrite', 3);
 type WriteReply = [number, number, string, string];
 type Write = (
   k1: string,
   k2: string,
+  k3: string,
   op: string,
   field: string,
   limits: string,
   meta: string,
+  head: string,
 ) => Promise<WriteReply>;
 
 /** What a change did: the override before and after it (null: none), and the change's version. */
@@ -47,12 +51,16 @@ export class OverridesStore {
       'set',
       encodeLimits(change.limits, change.expiresAtMs),
       encodeMeta(change.reason, change.setBy),
+      headOf(target, 'set', change.setBy, change.reason),
     );
   }
 
-  /** Removes it; `null` when there was none in force (nothing written). */
-  async remove(target: OverrideTarget): Promise<OverrideWritten | null> {
-    const written = await this.run(target, 'del', '', '');
+  /**
+   * Removes it; `null` when there was none in force (nothing written, nothing on the ledger).
+   * `removedBy`: the NAME of the token that removes it, recorded with the change.
+   */
+  async remove(target: OverrideTarget, removedBy: string, reason = ''): Promise<OverrideWritten | null> {
+    const written = await this.run(target, 'del', '', '', headOf(target, 'remove', removedBy, reason));
     return written.version === 0 ? null : written;
   }
 
@@ -129,16 +137,18 @@ export class OverridesStore {
       const value = await this.redis.hget(overridesKey(keys), field);
       const override = value === null ? null : decodeOverride(field, value);
       if (override === null || !inForce(override, nowMs))
-        await this.write(overridesKey(keys), overrideIndexKey(keys), 'del', field, '', '');
+        // No outbox entry: an expired override ending is no one's change (its `expires_at` is on the ledger).
+        await this.write(overridesKey(keys), overrideIndexKey(keys), keys.outbox, 'del', field, '', '', '');
     }
   }
 
-  private locate(target: OverrideTarget): { hash: string; index: string; field: string } {
+  private locate(target: OverrideTarget): { hash: string; index: string; outbox: string; field: string } {
     const tenant = target.tenant ?? undefined;
     const shard = shardKeys(shardOf(tenant, this.options.shards));
     return {
       hash: overridesKey(shard),
       index: overrideIndexKey(shard),
+      outbox: shard.outbox,
       field: overrideField(target.policy, encodeScope(tenant), target.key),
     };
   }
@@ -148,9 +158,19 @@ export class OverridesStore {
     op: 'set' | 'del',
     limits: string,
     meta: string,
+    head: string,
   ): Promise<OverrideWritten> {
-    const { hash, index, field } = this.locate(target);
-    const [version, atMs, before, after] = await this.write(hash, index, op, field, limits, meta);
+    const { hash, index, outbox, field } = this.locate(target);
+    const [version, atMs, before, after] = await this.write(
+      hash,
+      index,
+      outbox,
+      op,
+      field,
+      limits,
+      meta,
+      head,
+    );
     return {
       version: Number(version),
       atMs: Number(atMs),
@@ -158,6 +178,20 @@ export class OverridesStore {
       after: after === '' ? null : decodeOverride(field, after),
     };
   }
+}
+
+/** The outbox entry's head (@tally/events `OverrideHead`); the id is minted here, before the script runs. */
+function headOf(target: OverrideTarget, action: 'set' | 'remove', setBy: string, reason: string): string {
+  return overrideHeadJson({
+    v: 1,
+    id: newDecisionId(),
+    action,
+    policy: target.policy,
+    key: target.key,
+    ...(target.tenant === null ? {} : { tenant: target.tenant }),
+    set_by: setBy,
+    reason,
+  });
 }
 
 function timeMs([seconds, micros]: [string, string]): number {

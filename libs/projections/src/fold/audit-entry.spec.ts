@@ -44,6 +44,24 @@ describe(auditEntryFromMember.name, () => {
     expect(auditEntryFromMember(auditMember(reload), 5)).toEqual(reload);
   });
 
+  it('round-trips an override row with its change as a ninth element', () => {
+    const row: AuditEntry = {
+      id: '01JD5Z8M3KQ7W4X9T2B6N0R1CB',
+      timeMs: 7,
+      type: 'override',
+      tenant: 'acme',
+      policy: 'notary',
+      reason: 'launch',
+      count: 1,
+      selectors: {},
+      policySetVersion: '',
+      change: { action: 'set', key: 'acme', version: 3, set_by: 'ops' },
+    };
+    const member = auditMember(row);
+    expect((JSON.parse(member) as unknown[]).length).toBe(9);
+    expect(auditEntryFromMember(member, 7)).toEqual(row);
+  });
+
   it.each([
     'nope',
     '{}',

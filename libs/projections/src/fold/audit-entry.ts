@@ -2,9 +2,10 @@
  * - `denied`: denials of a key (coalesced per second, so `count` may be > 1), with the deny reason;
  * - `degraded`: allowed under fail_open without counting, with the backend failure as reason;
  * - `would_deny`: a shadow policy that would have denied (reason: the role of the exhausted window);
- * - `policy_reload`: a policy-set version seen for the first time (global, no tenant).
+ * - `policy_reload`: a policy-set version seen for the first time (global, no tenant);
+ * - `override`: a runtime override set or removed (`tally.override.v1`): before, after, who, why.
  */
-export const AUDIT_TYPES = ['denied', 'degraded', 'would_deny', 'policy_reload'] as const;
+export const AUDIT_TYPES = ['denied', 'degraded', 'would_deny', 'policy_reload', 'override'] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 
 /** One row of the audit trail. */
@@ -24,6 +25,27 @@ export interface AuditEntry {
   /** The request's normalized selectors (token hashed); empty for reloads. */
   readonly selectors: Readonly<Record<string, string>>;
   readonly policySetVersion: string;
+  /** `override` rows only: the change (its `reason` is the row's `reason`). */
+  readonly change?: OverrideChangeRow;
+}
+
+/** What an `override` row keeps of its `tally.override.v1` event, as the event spells it. */
+export interface OverrideChangeRow {
+  readonly action: 'set' | 'remove';
+  readonly key: string;
+  readonly version: number;
+  readonly set_by: string;
+  readonly before?: OverrideStateRow;
+  readonly after?: OverrideStateRow;
+}
+
+export interface OverrideStateRow {
+  readonly version: number;
+  readonly limits: Readonly<Record<string, number>>;
+  readonly expires_at?: string;
+  readonly reason: string;
+  readonly set_by: string;
+  readonly updated_at: string;
 }
 
 /**
@@ -32,7 +54,7 @@ export interface AuditEntry {
  * record the same policy reload.
  */
 export function auditMember(entry: AuditEntry): string {
-  return JSON.stringify([
+  const member: unknown[] = [
     entry.id,
     entry.type,
     entry.tenant ?? null,
@@ -41,7 +63,10 @@ export function auditMember(entry: AuditEntry): string {
     entry.count,
     entry.selectors,
     entry.policySetVersion,
-  ]);
+  ];
+  // A ninth element only on override rows: the members of every other row stay what they were.
+  if (entry.change !== undefined) member.push(entry.change);
+  return JSON.stringify(member);
 }
 
 /** The entry of a stored member and its score, or null for a member this code did not write. */
@@ -52,8 +77,8 @@ export function auditEntryFromMember(member: string, scoreMs: number): AuditEntr
   } catch {
     return null;
   }
-  if (!Array.isArray(value) || value.length !== 8) return null;
-  const [id, type, tenant, policy, reason, count, selectors, version] = value as unknown[];
+  if (!Array.isArray(value) || value.length < 8 || value.length > 9) return null;
+  const [id, type, tenant, policy, reason, count, selectors, version, change] = value as unknown[];
   if (typeof id !== 'string' || !(AUDIT_TYPES as readonly unknown[]).includes(type)) return null;
   if (typeof count !== 'number' || typeof version !== 'string') return null;
   if (typeof selectors !== 'object' || selectors === null || Array.isArray(selectors)) return null;
@@ -67,5 +92,10 @@ export function auditEntryFromMember(member: string, scoreMs: number): AuditEntr
     count,
     selectors: selectors as Record<string, string>,
     policySetVersion: version,
+    ...(type === 'override' && isObject(change) ? { change: change as unknown as OverrideChangeRow } : {}),
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import {
   decisionEventFromOutbox,
   denialEvent,
+  overrideEventFromOutbox,
   usageEventFromOutbox,
   type DecisionEventV1,
   type OutboxPayload,
@@ -424,6 +425,71 @@ describe(foldEvents.name, () => {
     });
     expect(sut.audit).toEqual([]);
     expect(sut.policySetVersions).toEqual([]);
+  });
+
+  it('records every override change as an override row: before, after, who, why; deduplicated by id', () => {
+    // given a set (none before) and its removal, the removal delivered twice
+    const after = '5;;hourly=500\n{"reason":"launch","set_by":"ops","updated_at":' + T0 + '}';
+    const change = (id: string, action: 'set' | 'remove', b: string, a: string, n: number, at: number) =>
+      overrideEventFromOutbox({
+        o: JSON.stringify({
+          v: 1,
+          id,
+          action,
+          policy: 'p',
+          key: 'acme',
+          tenant: 'acme',
+          set_by: 'ops',
+          reason: action === 'set' ? 'launch' : '',
+        }),
+        b,
+        a,
+        n: String(n),
+        t: String(at),
+      });
+    const set = change(ID_A, 'set', '', after, 5, T0);
+    const removed = change(ID_B, 'remove', after, '', 6, T0 + 1000);
+
+    const sut = foldEvents([set, removed, removed]);
+
+    expect(sut.applied).toBe(2);
+    expect(sut.duplicates).toBe(1);
+    expect(sut.dedup.map((d) => d.token)).toEqual([`o:${ID_A}`, `o:${ID_B}`]);
+    expect(sut.usage).toEqual([]);
+    expect(sut.policySetVersions).toEqual([]);
+    const state = {
+      version: 5,
+      limits: { hourly: 500 },
+      reason: 'launch',
+      set_by: 'ops',
+      updated_at: new Date(T0).toISOString(),
+    };
+    expect(sut.audit).toEqual([
+      {
+        id: ID_A,
+        timeMs: T0,
+        type: 'override',
+        tenant: 'acme',
+        policy: 'p',
+        reason: 'launch',
+        count: 1,
+        selectors: {},
+        policySetVersion: '',
+        change: { action: 'set', key: 'acme', version: 5, set_by: 'ops', after: state },
+      },
+      {
+        id: ID_B,
+        timeMs: T0 + 1000,
+        type: 'override',
+        tenant: 'acme',
+        policy: 'p',
+        reason: '',
+        count: 1,
+        selectors: {},
+        policySetVersion: '',
+        change: { action: 'remove', key: 'acme', version: 6, set_by: 'ops', before: state },
+      },
+    ]);
   });
 
   it('is deterministic: the same events give the same delta', () => {

@@ -1,6 +1,8 @@
 import {
   DECISION_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
   type DecisionEventV1,
+  type OverrideEventV1,
   type LedgerEvent,
   type PolicyOutcomeV1,
   type UsageEventV1,
@@ -111,6 +113,7 @@ export class EventFolding {
     if (idMs !== undefined) this.idDedup.push({ token, timeMs: idMs });
     this.applied++;
     if (event.type === DECISION_EVENT_TYPE) this.addDecision(event, timeMs);
+    else if (event.type === OVERRIDE_EVENT_TYPE) this.addOverride(event, timeMs);
     else this.addUsage(event, timeMs);
   }
 
@@ -145,6 +148,8 @@ export class EventFolding {
     if (idDedup !== undefined) return idDedup;
     if (event.type === DECISION_EVENT_TYPE)
       return limits === undefined ? undefined : decisionRefusal(event, timeMs, limits);
+    if (event.type === OVERRIDE_EVENT_TYPE)
+      return limits?.dedupRefusal(timeMs) ?? limits?.auditRefusal(tenantOf(event.data));
     // With no limit known and the step's whole cost within MAX_AGGREGATE (every step of a real
     // workload), no cell can pass it: the fold's hot path pays one comparison.
     if (limits === undefined && this.costSum + event.data.cost <= MAX_AGGREGATE) return undefined;
@@ -250,6 +255,30 @@ export class EventFolding {
     let slot = byKey.get(key);
     if (slot === undefined) byKey.set(key, (slot = { tenant, policy, buckets: bucketMaps() }));
     return slot;
+  }
+
+  /** Every override change is one audit row: who changed which limits, from what to what, and why. */
+  private addOverride(event: OverrideEventV1, timeMs: number): void {
+    const { data } = event;
+    this.audit.push({
+      id: event.id,
+      timeMs,
+      type: 'override',
+      ...(typeof data.tenant === 'string' ? { tenant: data.tenant } : {}),
+      policy: data.policy,
+      reason: data.reason,
+      count: 1,
+      selectors: {},
+      policySetVersion: '',
+      change: {
+        action: data.action,
+        key: data.key,
+        version: data.version,
+        set_by: data.set_by,
+        ...(data.before === undefined ? {} : { before: data.before }),
+        ...(data.after === undefined ? {} : { after: data.after }),
+      },
+    });
   }
 
   private addDecision(event: DecisionEventV1, timeMs: number): void {

@@ -138,7 +138,8 @@ export class ProjectionQueries {
     for (const { member, score } of rows) {
       scores.push(score);
       const entry = auditEntryFromMember(member, score);
-      if (entry === null) continue;
+      // Filtered after the read: the cursor counts every row read, so paging stays exact.
+      if (entry === null || (request.type !== undefined && entry.type !== request.type)) continue;
       entries.push({
         time: formatInstant(entry.timeMs),
         type: entry.type,
@@ -150,6 +151,7 @@ export class ProjectionQueries {
             : { reason: entry.reason }),
         count: entry.count,
         selectors: entry.selectors,
+        ...(entry.change === undefined ? {} : { override: entry.change }),
       });
     }
     return { ok: true, value: { entries, next_cursor: nextAuditCursor(parsed.value, scores) } };

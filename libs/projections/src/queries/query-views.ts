@@ -1,4 +1,4 @@
-import type { AuditType } from '../fold/audit-entry';
+import type { AuditType, OverrideChangeRow } from '../fold/audit-entry';
 import type { QueryError } from './time-range';
 
 /** Query parameters as received (strings), already checked for shape by the transport's DTO. */
@@ -20,6 +20,8 @@ export interface AuditRequest {
   readonly since?: string;
   readonly limit?: string;
   readonly cursor?: string;
+  /** Only rows of this type (a page may then hold fewer than `limit` rows while `next_cursor` is set). */
+  readonly type?: string;
 }
 
 /** One row of `GET /v1/audit`. */
@@ -27,10 +29,12 @@ export interface AuditEntryView {
   readonly time: string;
   readonly type: AuditType;
   readonly policy?: string;
-  /** Deny reason, degraded cause, would-deny reason; for `policy_reload`, the new policy-set version. */
+  /** Deny reason, degraded cause, would-deny reason; for `policy_reload`, the new policy-set version; for `override`, why it was changed. */
   readonly reason?: string;
   readonly count: number;
   readonly selectors: Readonly<Record<string, string>>;
+  /** `override` rows: the change (action, key, version, set_by, before, after); `reason` is its why. */
+  readonly override?: OverrideChangeRow;
 }
 
 export interface AuditView {

@@ -20,12 +20,13 @@ export interface SortedBatch {
 /**
  * Validates every record of a batch (DESIGN §4, STYLE rule 5). A record that is not a valid event of
  * the type its topic carries is rejected with its reason, never dropped: it goes to the dead-letter
- * topic before the batch's offsets move past it. `expectedTypes` maps a topic to its event type
- * (a topic not in the map accepts either type).
+ * topic before the batch's offsets move past it. `expectedTypes` maps a topic to its event type, or
+ * the types it carries (the decision topic also carries override changes); a topic not in the map
+ * accepts any ledger type.
  */
 export function sortBatch(
   batch: Pick<LedgerBatch, 'topic' | 'records'>,
-  expectedTypes: Readonly<Record<string, string>>,
+  expectedTypes: Readonly<Record<string, string | readonly string[]>>,
 ): SortedBatch {
   const events: LedgerEvent[] = [];
   const offsets: string[] = [];
@@ -39,7 +40,7 @@ export function sortBatch(
     }
     const parsed = parseLedgerEvent(record.value);
     if (!parsed.ok) rejected.push({ record, reason: parsed.reason });
-    else if (expected !== undefined && parsed.event.type !== expected) {
+    else if (expected !== undefined && !belongs(parsed.event.type, expected)) {
       rejected.push({ record, reason: `type: ${parsed.event.type} does not belong on ${batch.topic}` });
     } else {
       events.push(parsed.event);
@@ -95,4 +96,8 @@ export function chunkMessages(messages: readonly LedgerMessage[], maxBytes: numb
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+function belongs(type: string, expected: string | readonly string[]): boolean {
+  return typeof expected === 'string' ? type === expected : expected.includes(type);
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DECISION_EVENT_TYPE, USAGE_EVENT_TYPE } from '@tally/events';
+import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from '@tally/events';
 import {
   LEDGER_PRODUCER,
   nextOffset,
@@ -72,7 +72,7 @@ interface Handed {
 @Injectable()
 export class ProjectorBatchHandler {
   private readonly logger = new Logger('Projector');
-  private readonly expectedTypes: Record<string, string>;
+  private readonly expectedTypes: Record<string, string | readonly string[]>;
   private readonly queue = new BatchQueue<Handed>(QUEUED_RECORDS);
   private readonly writers = new Map<string, ShardedStepWriter>();
   private loop?: Promise<void>;
@@ -86,7 +86,8 @@ export class ProjectorBatchHandler {
   ) {
     this.expectedTypes = {
       [options.topics.usage]: USAGE_EVENT_TYPE,
-      [options.topics.decision]: DECISION_EVENT_TYPE,
+      // Override changes travel with the decisions they change (keyed by tenant, folded into the audit trail).
+      [options.topics.decision]: [DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE],
     };
     // Both topics' series exist from the start at 0: Prometheus's increase() cannot see the first
     // dead letter of a series that appears with it, and the dead-letter alert relies on it.

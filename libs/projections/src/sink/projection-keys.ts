@@ -1,4 +1,4 @@
-import { USAGE_EVENT_TYPE, type LedgerEvent } from '@tally/events';
+import { OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE, type LedgerEvent } from '@tally/events';
 import { parseExactCounter } from '../fold/exact-counter';
 import { bucketStart, isGranularity, type Granularity } from '../fold/granularity';
 
@@ -289,8 +289,8 @@ function tenantPart(tenant: string | null): string {
 
 /**
  * Member of the dedup sets. A decision has a usage AND a decision event with the same id, so the
- * token carries the type: deduplicating on the bare id would drop one of them.
+ * token carries the type: deduplicating on the bare id would drop one of them. Override changes: `o:`.
  */
 export function dedupTokenOf(event: LedgerEvent): string {
-  return `${event.type === USAGE_EVENT_TYPE ? 'u' : 'd'}:${event.id}`;
+  return `${event.type === USAGE_EVENT_TYPE ? 'u' : event.type === OVERRIDE_EVENT_TYPE ? 'o' : 'd'}:${event.id}`;
 }
