@@ -657,6 +657,22 @@ describe('operator console', { timeout: 180_000 }, () => {
     const after = (await decisionApi('GET', '/v1/overrides')).body as OverridePage;
     await expect.poll(shownOverrides).toEqual(overrideRows(after));
     expect(await decide(GLOBEX, 'svc-9')).toBe(200);
+
+    // The forward keeps the decision API's refusals: a removal of nothing is its 404, and the
+    // projector checks the parameters with the same contract before forwarding.
+    const forwarded = (method: string, path: string) =>
+      fetch(`${projector.baseUrl}/v1/decision-api/overrides${path}`, {
+        method,
+        headers: { authorization: `Bearer ${OPS_TOKEN}` },
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code: string } }));
+    expect(await forwarded('DELETE', `/${POLICY}/${blockedKey}`)).toMatchObject({
+      status: 404,
+      body: { code: 'override.not_found' },
+    });
+    expect(await forwarded('GET', '?bogus=1')).toMatchObject({
+      status: 400,
+      body: { code: 'request.invalid' },
+    });
     await checkLayout('overrides');
   });
 
