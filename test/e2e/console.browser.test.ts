@@ -5,7 +5,8 @@
  * of this suite alone), with real traffic sent through the decision API. Every page is checked against
  * what its API answers for the same range, the drill-downs and filters are followed, the policy preview
  * shows the simulate result, a namespace switch needs its typed confirmation, and a tenant-scoped token
- * sees only its pages. Each page is screenshotted into .local/artifacts/console/ (git-ignored), scanned
+ * sees only its pages. Overrides are listed, set and (after a confirmation) removed through the
+ * decision API, which the projector reaches with the caller's token. Each page is screenshotted into .local/artifacts/console/ (git-ignored), scanned
  * with axe-core (no serious or critical violation) at 1280 px and at a 1024 px laptop width, and the
  * browser console must stay free of errors.
  */
@@ -58,10 +59,12 @@ policies:
 const READER_TOKEN = `console-reader-token-${run}`;
 const OPS_TOKEN = `console-ops-token-${run}`;
 const ACME_TOKEN = `console-acme-token-${run}`;
+const OVERRIDES_READER_TOKEN = `console-overrides-reader-token-${run}`;
 const TOKENS = `tokens:
   - { name: console-reader, sha256: ${tokenDigestHex(READER_TOKEN)}, roles: [query] }
   - { name: console-ops, sha256: ${tokenDigestHex(OPS_TOKEN)}, roles: [admin] }
   - { name: acme-reader, sha256: ${tokenDigestHex(ACME_TOKEN)}, roles: [query], tenants: [${ACME}] }
+  - { name: overrides-reader, sha256: ${tokenDigestHex(OVERRIDES_READER_TOKEN)}, roles: ['overrides:read'] }
 `;
 
 const WIDE = { width: 1280, height: 900 };
@@ -161,6 +164,12 @@ async function open(hash: string, ready: string): Promise<void> {
   await page.locator(ready).first().waitFor({ timeout: 30_000 });
 }
 
+/** `open` from another page of the same path: a hash change alone would race the old page's table. */
+async function reopen(hash: string, ready: string): Promise<void> {
+  await page.goto('about:blank');
+  await open(hash, ready);
+}
+
 const rows = (testId: string) => page.locator(`[data-testid="${testId}"] tbody tr`);
 /** The cells of a table's body rows, trimmed (the DOM is read through locators: no DOM types here). */
 async function cellTexts(testId: string): Promise<string[][]> {
@@ -247,6 +256,62 @@ afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
 
+interface OverridePage {
+  items: {
+    policy: string;
+    key: string;
+    tenant: string | null;
+    limits: Record<string, number>;
+    expires_at: string | null;
+    reason: string;
+    set_by: string;
+    version: number;
+    updated_at: string;
+  }[];
+  next_cursor: string | null;
+}
+
+/** The decision API itself (not the projector's forward), as the truth the page is checked against. */
+async function decisionApi(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = OPS_TOKEN,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+}
+
+/** The rows an override page shows, as the table's first nine cells (none: the empty-page row is left out). */
+async function shownOverrides(): Promise<string[][]> {
+  return (await cellTexts('overrides-table')).filter((r) => r.length > 1).map((r) => r.slice(0, 9));
+}
+
+function overrideRows(page: OverridePage): string[][] {
+  return page.items.map((o) => [
+    o.policy,
+    o.key,
+    o.tenant ?? '—',
+    Object.keys(o.limits)
+      .sort()
+      .map((w) => `${w}=${o.limits[w]}`)
+      .join(', '),
+    o.expires_at ?? 'until removed',
+    o.reason,
+    o.set_by,
+    String(o.version),
+    o.updated_at,
+  ]);
+}
+
 function hourAgo(): string {
   return new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -273,6 +338,7 @@ describe('operator console', { timeout: 180_000 }, () => {
       'Ledger and consumers',
       'Policies',
       'Namespaces',
+      'Overrides',
     ]);
     expect(await page.evaluate('sessionStorage.getItem("tally.console.tokens")')).toBe(
       JSON.stringify([READER_TOKEN, OPS_TOKEN]),
@@ -486,6 +552,130 @@ describe('operator console', { timeout: 180_000 }, () => {
     await checkLayout('policies');
   });
 
+  it('Overrides: pages and filters as GET /v1/overrides answers; set through the form and in force; removal confirmed', async () => {
+    // Three overrides set straight on the decision API: the page must list exactly what it answers.
+    for (const [key, limit] of [
+      [`${ACME}:svc-2`, 10],
+      [`${ACME}:svc-3`, 20],
+      [`${GLOBEX}:svc-2`, 30],
+    ] as const)
+      expect(
+        (
+          await decisionApi('PUT', `/v1/overrides/${POLICY}/${key}`, {
+            limits: { minute: limit },
+            reason: 'launch',
+          })
+        ).status,
+      ).toBe(201);
+
+    // Two per page: every page the browser shows is the decision API's page for the same cursor.
+    await open('overrides?limit=2', '[data-testid="overrides-table"]');
+    let cursor: string | null = null;
+    const seen: string[][] = [];
+    do {
+      const expected = (
+        await decisionApi(
+          'GET',
+          `/v1/overrides?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        )
+      ).body as OverridePage;
+      if (cursor !== null) await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(shownOverrides).toEqual(overrideRows(expected));
+      seen.push(...overrideRows(expected));
+      cursor = expected.next_cursor;
+      if (cursor === null) expect(await page.getByRole('button', { name: 'Next page' }).count()).toBe(0);
+    } while (cursor !== null);
+    expect(seen.map((r) => [r[1], r[3]]).sort()).toEqual([
+      [`${ACME}:svc-2`, 'minute=10'],
+      [`${ACME}:svc-3`, 'minute=20'],
+      [`${GLOBEX}:svc-2`, 'minute=30'],
+    ]);
+
+    // Filters: the policy and a tenant, as the API answers them.
+    await reopen('overrides', '[data-testid="overrides-table"]');
+    await page.getByLabel('Policy', { exact: true }).fill(POLICY);
+    await page.getByLabel('Tenant', { exact: true }).fill(ACME);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/tenant=acme/);
+    const acmeOnly = (await decisionApi('GET', `/v1/overrides?policy=${POLICY}&tenant=${ACME}`))
+      .body as OverridePage;
+    expect(acmeOnly.items).toHaveLength(2);
+    await expect.poll(shownOverrides).toEqual(overrideRows(acmeOnly));
+
+    // A refusal of the decision API comes back with its code and fields (an unknown window).
+    await reopen('overrides', '[data-testid="overrides-table"]');
+    const blockedKey = `${GLOBEX}:svc-9`;
+    expectedFailures.push(/\/v1\/decision-api\/overrides\//);
+    await page.getByLabel('Override policy').fill(POLICY);
+    await page.getByLabel('Override key').fill(blockedKey);
+    await page.getByLabel('Limits (window=limit)').fill('fortnight=1');
+    await page.getByLabel('Reason').fill('abusive client');
+    await page.getByRole('button', { name: 'Set override' }).click();
+    await page.getByTestId('override-errors').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('request.invalid');
+    expect(await page.getByTestId('override-errors').textContent()).toContain('limits.fortnight');
+    expectedFailures.pop();
+
+    // Set a block through the form: listed, and in force for the next decision.
+    await page.getByLabel('Limits (window=limit)').fill('minute=0');
+    await page.getByRole('button', { name: 'Set override' }).click();
+    await page.getByTestId('override-notice').waitFor();
+    expect(await page.getByTestId('override-notice').textContent()).toMatch(
+      new RegExp(`^Set ${POLICY} for ${blockedKey}: minute=0 \\(version \\d+\\)\\.$`),
+    );
+    const stored = (await decisionApi('GET', `/v1/overrides/${POLICY}/${blockedKey}`))
+      .body as OverridePage['items'][0];
+    expect(stored).toMatchObject({ limits: { minute: 0 }, reason: 'abusive client', set_by: 'console-ops' });
+    const all = (await decisionApi('GET', '/v1/overrides')).body as OverridePage;
+    await expect.poll(shownOverrides).toEqual(overrideRows(all));
+    expect(overrideRows(all).map((r) => r[1])).toContain(blockedKey);
+    const blocked = await fetch(`${api.baseUrl}/v1/decisions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CALLER_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ selectors: { tenant: GLOBEX, principal: 'svc-9' }, cost: 1 }),
+    });
+    expect(blocked.status).toBe(429);
+    expect(await blocked.json()).toMatchObject({ reason: 'blocked', code: 'quota.blocked' });
+
+    // Removal needs its confirmation: cancelled, the override stays.
+    const remove = page.getByRole('button', { name: `Remove ${POLICY} ${blockedKey}…` });
+    await remove.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await decisionApi('GET', `/v1/overrides/${POLICY}/${blockedKey}`)).status).toBe(200);
+    await remove.click();
+    expect(await dialog.getByRole('heading').textContent()).toBe(
+      `Remove the override of ${POLICY} for ${blockedKey}?`,
+    );
+    await screenshot('overrides-confirm');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await expect
+      .poll(() => page.getByTestId('override-notice').textContent())
+      .toBe(`Removed the override of ${POLICY} for ${blockedKey}.`);
+    expect((await decisionApi('GET', `/v1/overrides/${POLICY}/${blockedKey}`)).status).toBe(404);
+    const after = (await decisionApi('GET', '/v1/overrides')).body as OverridePage;
+    await expect.poll(shownOverrides).toEqual(overrideRows(after));
+    expect(await decide(GLOBEX, 'svc-9')).toBe(200);
+
+    // The forward keeps the decision API's refusals: a removal of nothing is its 404, and the
+    // projector checks the parameters with the same contract before forwarding.
+    const forwarded = (method: string, path: string) =>
+      fetch(`${projector.baseUrl}/v1/decision-api/overrides${path}`, {
+        method,
+        headers: { authorization: `Bearer ${OPS_TOKEN}` },
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code: string } }));
+    expect(await forwarded('DELETE', `/${POLICY}/${blockedKey}`)).toMatchObject({
+      status: 404,
+      body: { code: 'override.not_found' },
+    });
+    expect(await forwarded('GET', '?bogus=1')).toMatchObject({
+      status: 400,
+      body: { code: 'request.invalid' },
+    });
+    await checkLayout('overrides');
+  });
+
   it('Namespaces: replay state listed; a switch happens only after the name is typed again', async () => {
     await exec(
       process.execPath,
@@ -568,6 +758,29 @@ describe('operator console', { timeout: 180_000 }, () => {
     expect(await page.getByLabel('Tenant').locator('option').allTextContents()).toEqual([ACME]);
     await page.locator('[data-testid="usage-table"]').waitFor();
     await screenshot('usage-scoped');
+  });
+
+  it('a token that may only read overrides sees their list, without set or remove', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token', { exact: true }).fill(OVERRIDES_READER_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('main[data-page="overrides"]').waitFor();
+    const links = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+    expect(links).toEqual(['Overrides']);
+    const listed = (await decisionApi('GET', '/v1/overrides', undefined, OVERRIDES_READER_TOKEN))
+      .body as OverridePage;
+    expect(listed.items).toHaveLength(3);
+    await expect.poll(shownOverrides).toEqual(overrideRows(listed));
+    expect(await page.getByRole('form', { name: 'Set an override' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    // A change is refused to it (the projector's route asks for the write scope, as the decision API's does).
+    const res = await fetch(`${projector.baseUrl}/v1/decision-api/overrides/${POLICY}/${ACME}:svc-2`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${OVERRIDES_READER_TOKEN}` },
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe('auth.forbidden');
+    await screenshot('overrides-read-only');
   });
 
   it('logged no error in the browser console', () => {

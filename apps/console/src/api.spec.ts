@@ -5,7 +5,9 @@ const reader: Grant = { token: 'r', name: 'reader', roles: ['query'], tenants: n
 const acme: Grant = { token: 'a', name: 'acme', roles: ['query'], tenants: ['acme'] };
 const ops: Grant = { token: 'o', name: 'ops', roles: ['admin'], tenants: null };
 const acmeOps: Grant = { token: 'ao', name: 'acme-ops', roles: ['admin'], tenants: ['acme'] };
-const PAGES = ['overview', 'usage', 'audit', 'pipeline', 'policies', 'namespaces'] as const;
+const ovReader: Grant = { token: 'or', name: 'ov-reader', roles: ['overrides:read'], tenants: null };
+const ovWriter: Grant = { token: 'ow', name: 'ov-writer', roles: ['overrides:write'], tenants: ['acme'] };
+const PAGES = ['overview', 'usage', 'audit', 'pipeline', 'policies', 'namespaces', 'overrides'] as const;
 const visible = (grants: Grant[]) => {
   signedIn(grants);
   return PAGES.filter((p) => can(p));
@@ -15,10 +17,23 @@ describe('console pages by token', () => {
   it('lists a page only when the signed-in tokens would be answered on it', () => {
     expect(visible([reader, ops])).toEqual([...PAGES]);
     expect(visible([reader])).toEqual(['overview', 'usage', 'audit']);
-    expect(visible([ops])).toEqual(['overview', 'pipeline', 'policies', 'namespaces']);
+    expect(visible([ops])).toEqual(['overview', 'pipeline', 'policies', 'namespaces', 'overrides']);
     // Tenant-scoped: its own usage and audit; nothing that sums every tenant.
     expect(visible([acme])).toEqual(['usage', 'audit']);
-    expect(visible([acmeOps])).toEqual([]);
+    // Overrides are judged per tenant by the decision API: a scoped admin reads its tenants' there.
+    expect(visible([acmeOps])).toEqual(['overrides']);
+    expect(visible([reader, ovReader])).toEqual(['overview', 'usage', 'audit', 'overrides']);
+    expect(visible([ovWriter])).toEqual(['overrides']);
+  });
+
+  it('lets the overrides scopes follow from each other as the server judges them', () => {
+    signedIn([reader, ovReader]);
+    expect(grantFor('overrides:read')?.token).toBe('or');
+    expect(grantFor('overrides:write')).toBeUndefined();
+    signedIn([ovWriter]);
+    expect(grantFor('overrides:read')?.token).toBe('ow');
+    signedIn([reader, ops]);
+    expect(grantFor('overrides:write')?.token).toBe('o');
   });
 
   it('sends each call with the token that holds its role', () => {

@@ -5,7 +5,7 @@
  */
 const TOKENS_KEY = 'tally.console.tokens';
 
-export type Role = 'decide' | 'query' | 'admin';
+export type Role = 'decide' | 'query' | 'admin' | 'overrides:read' | 'overrides:write';
 
 export interface Session {
   readonly name: string;
@@ -41,11 +41,18 @@ export function signedIn(all: readonly Grant[]): void {
   grants = all;
 }
 
+/** Roles that imply another, as the server judges them: `admin` holds both overrides scopes. */
+const IMPLIED: Partial<Record<Role, readonly Role[]>> = {
+  'overrides:read': ['overrides:write', 'admin'],
+  'overrides:write': ['admin'],
+};
+
 /** The grant a call of `role` goes out with: the first signed-in token holding it. */
 export function grantFor(role: Role | 'overview'): Grant | undefined {
   if (role === 'overview')
     return grants.find((g) => g.tenants === null && (g.roles.includes('query') || g.roles.includes('admin')));
-  return grants.find((g) => g.roles.includes(role));
+  const holds = [role, ...(IMPLIED[role] ?? [])];
+  return grants.find((g) => g.roles.some((r) => holds.includes(r)));
 }
 
 export async function request<T>(
@@ -90,7 +97,7 @@ export function qs(params: Record<string, string | undefined>): string {
   return new URLSearchParams(entries).toString();
 }
 
-export type PageName = 'overview' | 'usage' | 'audit' | 'pipeline' | 'policies' | 'namespaces';
+export type PageName = 'overview' | 'usage' | 'audit' | 'pipeline' | 'policies' | 'namespaces' | 'overrides';
 
 /** Whether a page is listed: only when its calls would be answered for the signed-in tokens. */
 export function can(page: PageName): boolean {
@@ -104,5 +111,7 @@ export function can(page: PageName): boolean {
     case 'policies':
     case 'namespaces':
       return grantFor('admin')?.tenants === null;
+    case 'overrides':
+      return grantFor('overrides:read') !== undefined;
   }
 }

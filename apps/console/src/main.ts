@@ -12,21 +12,27 @@ import {
 import { errorBox, h } from './dom.js';
 import { auditPage } from './page-audit.js';
 import { namespacesPage } from './page-namespaces.js';
+import { overridesPage } from './page-overrides.js';
 import { overviewPage } from './page-overview.js';
 import { pipelinePage } from './page-pipeline.js';
 import { policiesPage } from './page-policies.js';
 import { usagePage } from './page-usage.js';
 import type { Page } from './page.js';
 
-const PAGES: readonly { name: PageName; title: string; page: Page; role: 'overview' | 'query' | 'admin' }[] =
-  [
-    { name: 'overview', title: 'Overview', page: overviewPage, role: 'overview' },
-    { name: 'usage', title: 'Usage', page: usagePage, role: 'query' },
-    { name: 'audit', title: 'Audit trail', page: auditPage, role: 'query' },
-    { name: 'pipeline', title: 'Ledger and consumers', page: pipelinePage, role: 'admin' },
-    { name: 'policies', title: 'Policies', page: policiesPage, role: 'admin' },
-    { name: 'namespaces', title: 'Namespaces', page: namespacesPage, role: 'admin' },
-  ];
+const PAGES: readonly {
+  name: PageName;
+  title: string;
+  page: Page;
+  role: 'overview' | 'query' | 'admin' | 'overrides:read';
+}[] = [
+  { name: 'overview', title: 'Overview', page: overviewPage, role: 'overview' },
+  { name: 'usage', title: 'Usage', page: usagePage, role: 'query' },
+  { name: 'audit', title: 'Audit trail', page: auditPage, role: 'query' },
+  { name: 'pipeline', title: 'Ledger and consumers', page: pipelinePage, role: 'admin' },
+  { name: 'policies', title: 'Policies', page: policiesPage, role: 'admin' },
+  { name: 'namespaces', title: 'Namespaces', page: namespacesPage, role: 'admin' },
+  { name: 'overrides', title: 'Overrides', page: overridesPage, role: 'overrides:read' },
+];
 
 const main = document.getElementById('main') as HTMLElement;
 const nav = document.getElementById('nav') as HTMLElement;
@@ -123,7 +129,7 @@ async function route(): Promise<void> {
   if (current === undefined) {
     main.replaceChildren(
       h('h1', {}, 'Nothing to show'),
-      h('p', {}, 'These tokens have no role the console reads (query or admin).'),
+      h('p', {}, 'These tokens have no role the console reads (query, admin or overrides).'),
     );
     return;
   }

@@ -44,7 +44,6 @@ export const namespacesPage: Page = async (root) => {
         ]),
         { numeric: [2, 4], testId: 'namespaces-table' },
       ),
-      h('p', { class: 'note' }, 'Overrides: listed here once runtime overrides exist (a follow-up).'),
     );
   };
 

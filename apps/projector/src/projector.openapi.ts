@@ -2,6 +2,9 @@ import {
   NamespacesSchema,
   NamespaceSwitchedSchema,
   NamespaceSwitchSchema,
+  OverrideItemSchema,
+  OverrideListSchema,
+  OverridePutSchema,
   OverviewSchema,
   PipelineSchema,
   PolicyListSchema,
@@ -134,7 +137,78 @@ const CONSOLE_OPERATIONS: OperationSpec[] = [
     },
     errorCodes: AUTH_CODES,
   },
+  ...overrideForwards(),
 ];
+
+/**
+ * The decision API's `/v1/overrides`, forwarded with the caller's token for the console's Overrides
+ * page: its answers and its refusals as the decision API gives them.
+ */
+function overrideForwards(): OperationSpec[] {
+  const path = '/v1/decision-api/overrides/{policy}/{key}';
+  const target = [
+    { name: 'policy', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'key', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'tenant', in: 'query', required: false, schema: { type: 'string' } },
+  ];
+  const upstream = {
+    502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
+    503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+  } as const satisfies OperationSpec['responses'];
+  const invalid = { description: 'Refused by the decision API', errorCodes: ['request.invalid'] } as const;
+  return [
+    {
+      method: 'get',
+      path: '/v1/decision-api/overrides',
+      operationId: 'decisionApiOverrides',
+      summary: "The decision API's `GET /v1/overrides`, fetched with the caller's token",
+      access: 'overrides:read',
+      parameters: ['policy', 'tenant', 'cursor', 'limit'].map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
+      responses: {
+        200: { description: 'One page', schemas: [OverrideListSchema] },
+        400: invalid,
+        ...upstream,
+      },
+      errorCodes: AUTH_CODES,
+    },
+    {
+      method: 'put',
+      path,
+      operationId: 'decisionApiSetOverride',
+      summary: "The decision API's `PUT /v1/overrides/{policy}/{key}`, with the caller's token",
+      access: 'overrides:write',
+      parameters: target,
+      requestBody: OverridePutSchema,
+      responses: {
+        200: { description: 'Replaced an override in force', schemas: [OverrideItemSchema] },
+        201: { description: 'Created', schemas: [OverrideItemSchema] },
+        400: { description: 'Refused', errorCodes: ['request.invalid', 'request.malformed_json'] },
+        ...upstream,
+      },
+      errorCodes: AUTH_CODES,
+    },
+    {
+      method: 'delete',
+      path,
+      operationId: 'decisionApiRemoveOverride',
+      summary: "The decision API's `DELETE /v1/overrides/{policy}/{key}`, with the caller's token",
+      access: 'overrides:write',
+      parameters: target,
+      responses: {
+        204: { description: 'Removed' },
+        400: invalid,
+        404: { description: 'No override in force', errorCodes: ['override.not_found'] },
+        ...upstream,
+      },
+      errorCodes: AUTH_CODES,
+    },
+  ];
+}
 
 const OPERATIONS: OperationSpec[] = [
   {

@@ -13,7 +13,15 @@ const Count = (description?: string) => Type.Integer({ minimum: 0, ...(descripti
 export const SessionSchema = Type.Object(
   {
     name: Type.String({ description: 'The token’s name in the tokens file (never the token).' }),
-    roles: Type.Array(Type.Union([Type.Literal('decide'), Type.Literal('query'), Type.Literal('admin')])),
+    roles: Type.Array(
+      Type.Union([
+        Type.Literal('decide'),
+        Type.Literal('query'),
+        Type.Literal('admin'),
+        Type.Literal('overrides:read'),
+        Type.Literal('overrides:write'),
+      ]),
+    ),
     tenants: Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: 'The tenant allow-list; `null`: every tenant.',
     }),

@@ -4,6 +4,7 @@ import { ConsoleAssetsController } from './console-assets.controller';
 import { ConsoleRedis } from './console-redis';
 import { ConsoleSampler } from './console-sampler';
 import { CONSOLE_OPTIONS, type ConsoleOptions } from './console.constants';
+import { OverridesForwardController } from './overrides-forward.controller';
 import { OverviewController } from './overview.controller';
 import { PipelineController } from './pipeline.controller';
 import { PolicyPreviewController } from './policy-preview.controller';
@@ -27,7 +28,13 @@ export function consoleWiring(
     redis: config.redis,
   };
   return {
-    controllers: [ConsoleAssetsController, OverviewController, PipelineController, PolicyPreviewController],
+    controllers: [
+      ConsoleAssetsController,
+      OverviewController,
+      PipelineController,
+      PolicyPreviewController,
+      OverridesForwardController,
+    ],
     providers: [{ provide: CONSOLE_OPTIONS, useValue: options }, ConsoleRedis, ConsoleSampler],
   };
 }
