@@ -674,6 +674,36 @@ describe('operator console', { timeout: 180_000 }, () => {
       body: { code: 'request.invalid' },
     });
     await checkLayout('overrides');
+
+    // Both changes are audit entries (tally.override.v1 through the relay and the projector): the
+    // audit page shows who changed what, and the limits before and after.
+    const since = hourAgo();
+    type OverrideRow = {
+      type: string;
+      reason?: string;
+      override?: { action: string; key: string; set_by: string };
+    };
+    const changesOf = (entries: OverrideRow[]) =>
+      entries.filter((e) => e.type === 'override' && e.override?.key === blockedKey);
+    const trail = await eventually(
+      () => projectorGet<{ entries: OverrideRow[] }>(`/v1/audit?tenant=${GLOBEX}&since=${since}&limit=1000`),
+      (a) => changesOf(a.entries).length >= 2,
+      { ...WAIT, what: 'the two override changes in the audit trail' },
+    );
+    const changes = changesOf(trail.entries);
+    expect(changes.map((e) => [e.override?.action, e.override?.set_by])).toEqual([
+      ['set', 'console-ops'],
+      ['remove', 'console-ops'],
+    ]);
+    expect(changes[0]?.reason).toBe('abusive client');
+    await open(`audit?tenant=${GLOBEX}&type=override&since=${since}`, '[data-testid="audit-table"]');
+    const shownChanges = (await cellTexts('audit-table')).filter(
+      (r) => r[1] === 'override' && (r[6] ?? '').includes(blockedKey),
+    );
+    expect(shownChanges.map((r) => r[6]?.replace(/ v\d+ /, ' vN '))).toEqual([
+      `set ${blockedKey} vN by console-ops: none → minute=0`,
+      `remove ${blockedKey} vN by console-ops: minute=0 → none`,
+    ]);
   });
 
   it('Namespaces: replay state listed; a switch happens only after the name is typed again', async () => {

@@ -11,15 +11,37 @@ interface AuditEntry {
   reason?: string;
   count: number;
   selectors: Record<string, string>;
+  override?: {
+    action: 'set' | 'remove';
+    key: string;
+    version: number;
+    set_by: string;
+    before?: { limits: Record<string, number> };
+    after?: { limits: Record<string, number> };
+  };
 }
 
-const TYPES = ['denied', 'degraded', 'would_deny', 'policy_reload'] as const;
+/** An override row's change in one line: `set key v3 by ops: hourly 100 → 500`. */
+function changeOf(e: AuditEntry): string {
+  const o = e.override;
+  if (o === undefined) return '';
+  const limits = (l?: { limits: Record<string, number> }) =>
+    l === undefined
+      ? 'none'
+      : Object.entries(l.limits)
+          .map(([w, n]) => `${w}=${n}`)
+          .join(',');
+  return `${o.action} ${o.key} v${o.version} by ${o.set_by}: ${limits(o.before)} → ${limits(o.after)}`;
+}
+
+const TYPES = ['denied', 'degraded', 'would_deny', 'policy_reload', 'override'] as const;
 /** Pages read at most: the trail of a busy day is long; the filters narrow the range first. */
 const MAX_PAGES = 10;
 
 /**
  * `/v1/audit` by tenant and `since` (what the API filters), then by type, policy and `until` here,
- * over the entries read. Denials with their reasons and counts, degraded, would-deny, reloads.
+ * over the entries read. Denials with their reasons and counts, degraded, would-deny, reloads, and
+ * override changes (who, why, the limits before and after).
  */
 export const auditPage: Page = async (root, session, params) => {
   const tenant = params.get('tenant') ?? session.tenants?.[0] ?? '';
@@ -104,7 +126,7 @@ export const auditPage: Page = async (root, session, params) => {
       ),
       table(
         `${shown.length} entries (GET /v1/audit, filtered here by type, policy and until)`,
-        ['time', 'type', 'policy', 'reason', 'count', 'selectors'],
+        ['time', 'type', 'policy', 'reason', 'count', 'selectors', 'change'],
         shown.map((e) => [
           e.time,
           e.type,
@@ -114,6 +136,7 @@ export const auditPage: Page = async (root, session, params) => {
           Object.entries(e.selectors)
             .map(([k, v]) => `${k}=${v}`)
             .join(' '),
+          changeOf(e),
         ]),
         { numeric: [4], testId: 'audit-table' },
       ),
