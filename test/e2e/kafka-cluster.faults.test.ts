@@ -103,14 +103,25 @@ const UNWRITTEN = 'acknowledged the batch without partitions';
 const allRelays: AppProcess[] = [];
 const relayLogs = (): string => allRelays.map((r) => r.logs.join('')).join('');
 
-/** Entries delivered to a relay and not yet acknowledged, over every outbox stream. */
-async function pendingEntries(): Promise<number> {
-  let pending = 0;
+/**
+ * Entries delivered to each relay process and not yet acknowledged, by pid, over every outbox
+ * stream (a relay's consumer name is `<host>-<pid>-<random>`).
+ */
+async function pendingByRelayPid(): Promise<Map<number, number>> {
+  const byPid = new Map<number, number>();
   for (const { outbox } of allShardKeys(SHARDS)) {
-    const counts = (await redis.xpending(outbox, RELAY_GROUP).catch(() => [0])) as [number];
-    pending += Number(counts[0]);
+    const summary = (await redis.xpending(outbox, RELAY_GROUP).catch(() => [0])) as [
+      number,
+      unknown?,
+      unknown?,
+      [string, string][]?,
+    ];
+    for (const [name, count] of summary[3] ?? []) {
+      const pid = Number(/-(\d+)-[0-9a-f]+$/.exec(name)?.[1]);
+      byPid.set(pid, (byPid.get(pid) ?? 0) + Number(count));
+    }
   }
-  return pending;
+  return byPid;
 }
 
 /**
@@ -256,13 +267,27 @@ describe('ledger invariant on three Kafka brokers (built apps, private cluster)'
     const line = await scenario('broker-relay-projector-kill', 12, (load) =>
       brokerLoss(load, async () => {
         // The relays' batches wait on the dead leader: the victim dies holding unacknowledged entries.
+        // Frozen first, to look: the relay killed is one that holds entries of its own (the count over
+        // both relays may be the survivor's alone, which would leave nothing to re-claim).
         let pendingAtKill = 0;
+        let relay: AppProcess | undefined;
         await eventually(
-          async () => (pendingAtKill = await pendingEntries()),
-          (pending) => pending > 0,
-          { timeoutMs: 20_000, intervalMs: 5, what: 'relay entries in flight' },
+          async () => {
+            for (const candidate of relays) {
+              const pid = candidate.child.pid ?? -1;
+              if (((await pendingByRelayPid()).get(pid) ?? 0) === 0) continue;
+              candidate.child.kill('SIGSTOP');
+              pendingAtKill = (await pendingByRelayPid()).get(pid) ?? 0;
+              if (pendingAtKill > 0) return (relay = candidate);
+              candidate.child.kill('SIGCONT');
+            }
+            return undefined;
+          },
+          (found) => found !== undefined,
+          { timeoutMs: 20_000, intervalMs: 5, what: 'a relay holding entries in flight' },
         );
-        const [relay, projector] = [relays.pop(), projectors.pop()];
+        relays = relays.filter((r) => r !== relay);
+        const projector = projectors.pop();
         expect(await relay?.kill('SIGKILL')).toBeNull();
         expect(await projector?.kill('SIGKILL')).toBeNull();
         return { pendingAtKill };
