@@ -6,8 +6,7 @@
 #   stack.sh down     stop only what `up` started, by recorded pid
 #   stack.sh status   exit 0 when both Redis and Kafka answer, else 1
 #   stack.sh tool BIN PACKAGE   install Debian PACKAGE with apt-get when BIN is not on PATH (the
-#                     monitoring tests use it for promtool), print BIN's path
-#   stack.sh browser  install Debian's chromium when missing (the console's browser tests), print its path
+#                     suites use it for promtool and the console's chromium), print BIN's path
 #
 # TALLY_STACK=cluster (default `single`) brings up the topology of docs/scaling.md instead: three
 # KRaft nodes, each broker and controller (KAFKA_PORTS 9192,9193,9194; KAFKA_CONTROLLER_PORTS
@@ -638,16 +637,8 @@ cmd_status() {
   return "$ok"
 }
 
-# The console's browser tests drive Debian's chromium (playwright-core never downloads a browser).
-cmd_browser() {
-  mkdir -p "$STACK_DIR"
-  ensure_tool chromium chromium >&2
-  command -v chromium
-}
-
 case "${1:-}" in
   up) cmd_up ;;
-  browser) cmd_browser ;;
   down) cmd_down ;;
   status) cmd_status ;;
   tool)
@@ -656,7 +647,7 @@ case "${1:-}" in
     command -v "$2"
     ;;
   *)
-    sed -n '2,17p' "$0"
+    sed -n '2,16p' "$0"
     exit 2
     ;;
 esac

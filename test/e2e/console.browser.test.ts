@@ -1,6 +1,6 @@
 /**
  * The operator console in a real browser: Debian's headless chromium (installed by
- * `docker/local/stack.sh browser` when missing) driven by playwright-core, against the built
+ * `docker/local/stack.sh tool chromium chromium` when missing) driven by playwright-core, against the built
  * decision-api, relay and projector as child processes on a PRIVATE stack (redis-server + KRaft broker
  * of this suite alone), with real traffic sent through the decision API. Every page is checked against
  * what its API answers for the same range, the drill-downs and filters are followed, the policy preview
@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { tokenDigestHex } from '@tally/http';
 import { createLedger, TOPICS, type Ledger } from '@tally/ledger';
-import { buildTree, eventually, uniqueName } from '@tally/testing';
+import { buildTree, ensureTool, eventually, uniqueName } from '@tally/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppProcess, CALLER_TOKEN, type AppEnv } from './support/ledger-apps.harness';
@@ -180,9 +180,7 @@ async function cellTexts(testId: string): Promise<string[][]> {
 }
 
 beforeAll(async () => {
-  const chromiumPath = (
-    await exec('bash', [join(ROOT, 'docker/local/stack.sh'), 'browser'], { cwd: ROOT })
-  ).stdout.trim();
+  const chromiumPath = await ensureTool('chromium', 'chromium');
   await mkdir(ARTIFACTS, { recursive: true });
   await mkdir(out, { recursive: true });
   [stack] = await Promise.all([
