@@ -273,9 +273,10 @@ describe('ledger invariant on three Kafka brokers (built apps, private cluster)'
         let relay: AppProcess | undefined;
         await eventually(
           async () => {
+            const pending = await pendingByRelayPid();
             for (const candidate of relays) {
               const pid = candidate.child.pid ?? -1;
-              if (((await pendingByRelayPid()).get(pid) ?? 0) === 0) continue;
+              if ((pending.get(pid) ?? 0) === 0) continue;
               candidate.child.kill('SIGSTOP');
               pendingAtKill = (await pendingByRelayPid()).get(pid) ?? 0;
               if (pendingAtKill > 0) return (relay = candidate);
