@@ -150,9 +150,11 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       for (const w of plan.windows)
         if (w.algorithm === 'concurrency') pipeline.zrange(w.redisKey, '0', '-1', 'WITHSCORES');
         else pipeline.hgetall(w.redisKey);
-      const replies = (await pipeline.exec()) ?? [];
+      // After a failover the slot map may still name the old master: followed as durable steps do, or
+      // every state read of those slots fails (and counts toward the breaker) until the next refresh.
+      const replies = (await this.execFollowing(pipeline)) ?? [];
       const failed = replies.find(([error]) => error);
-      if (failed?.[0]) throw failed[0];
+      if (failed?.[0]) throw this.followFailover(failed[0]);
       return {
         outcome: parseDecideReply(replies[0][1], plan.windows.length),
         hashes: replies
@@ -240,7 +242,8 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
    * master) by itself for a single command, but not in a pipeline one of whose commands succeeded,
    * and WAIT always succeeds. Without this its slot map would keep naming the dead master until its
    * next periodic refresh, failing every durable decision of those slots meanwhile. ioredis merges
-   * concurrent refreshes into one. `execFollowing` runs a durable pipeline with it, whether exec
+   * concurrent refreshes into one (and this client has no periodic refresh). `execFollowing` runs durable
+   * pipelines and state reads with it, whether exec
    * rejects as a whole or answers an error per command.
    */
   private async execFollowing(pipeline: ReturnType<RedisClient['pipeline']>) {
