@@ -240,11 +240,10 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   /**
    * Durable mode on Cluster: ioredis follows a moved slot (MOVED, a closed connection to a dead
    * master) by itself for a single command, but not in a pipeline one of whose commands succeeded,
-   * and WAIT always succeeds. Without this its slot map would keep naming the dead master until its
-   * next periodic refresh, failing every durable decision of those slots meanwhile. ioredis merges
-   * concurrent refreshes into one (and this client has no periodic refresh). `execFollowing` runs durable
-   * pipelines and state reads with it, whether exec
-   * rejects as a whole or answers an error per command.
+   * and WAIT always succeeds. Without this its slot map would keep naming the dead master (this
+   * client refreshes it on no timer), failing every durable decision of those slots meanwhile.
+   * ioredis merges concurrent refreshes into one. `execFollowing` runs durable pipelines and state
+   * reads with it, whether exec rejects as a whole or answers an error per command.
    */
   private async execFollowing(pipeline: ReturnType<RedisClient['pipeline']>) {
     try {
