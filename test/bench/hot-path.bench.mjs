@@ -12,9 +12,10 @@
 // (6395: a private redis-server started and stopped here) or BENCH_REDIS_URL (an existing Redis:
 // nothing is flushed and the outbox entries stay), BENCH_API_NODE_ARGS (extra node flags of the API
 // child, for what-if runs), BENCH_PROFILE=1 (--cpu-prof of the API child into
-// .local/bench/prof; read it with test/bench/profile-summary.mjs), BENCH_DECIDE_BASELINE (another
-// decide.lua, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`, measured in the script cost
-// phase beside today's and the minimal floor: before/after in one run).
+// .local/bench/prof; read it with test/bench/profile-summary.mjs), BENCH_DECIDE_BASELINE (older
+// decide.lua files, comma-separated, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`,
+// written for one hash per window (before ADR 0008), measured in the script cost phase beside today's
+// and the minimal floor, in both workloads: before/after in one run).
 // Also printed: the script cost (Redis µs per decide.lua call, INFO commandstats, private Redis only:
 // lib/script-cost.mjs), the API process's RSS at rest, after the load and its peak (VmHWM), and the
 // memory phase (lib/memory-phase.mjs: the API with its workers, RSS per process at rest and under
@@ -171,14 +172,22 @@ export async function runMemoryBench() {
 }
 
 export async function scriptCostPhase(redis, engine) {
+  // Two workloads (lib/script-cost.mjs): `reused` principals, and a `fresh` one on every call. The
+  // minimal floor and a baseline take the layout they were written for (one hash per window).
   const scripts = [
     { name: 'decide.lua', path: DECIDE_LUA_PATH },
+    { name: 'decide.lua, fresh keys', path: DECIDE_LUA_PATH, fresh: true },
     { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
     { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
-    { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH },
+    { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
   ];
-  const baseline = process.env.BENCH_DECIDE_BASELINE;
-  if (baseline) scripts.unshift({ name: `baseline ${baseline}`, path: baseline });
+  // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in both workloads.
+  const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');
+  for (const path of baselines.reverse())
+    scripts.unshift(
+      { name: `baseline ${path}`, path, perWindow: true },
+      { name: `baseline ${path}, fresh keys`, path, perWindow: true, fresh: true },
+    );
   log('script cost: INFO commandstats, interleaved slices');
   return measureScriptCost(redis, engine, scripts);
 }

@@ -19,6 +19,7 @@ import {
   idempotencyKey,
   shardKeys,
   shardOf,
+  unpackWindowState,
   type Decision,
   type DecisionRequest,
   type EngineOptions,
@@ -169,7 +170,9 @@ describe(DecisionService.name, () => {
       }
       const state = await sut.state(name, { tenant, principal: 'p' });
       expect(state.ok).toBe(true);
-      const stored = await redis.hgetall(`tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:w:${tenant}:p`);
+      // the window `w` is one field of the policy key's state hash, packed (decide.lua)
+      const field = await redis.hget(`tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`, 'w');
+      const stored = unpackWindowState(algorithm, field);
       expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
       // the walk must have hit the limit often, or it proved little about the edge
       expect(denials).toBeGreaterThan(10);
@@ -191,11 +194,12 @@ describe(DecisionService.name, () => {
   });
 
   it('sets a window expiry when its bucket begins, and it outlives the bucket while the bucket is in use', async () => {
-    // given a fixed and a sliding window of one minute (the token bucket refreshes on every write)
+    // given a fixed and a sliding window of one minute (the token bucket refreshes once per period),
+    // which share their policy key's state hash: one key, one expiry
     const name = uniqueName('expiry');
     use(policy(name, [win('f', 'fixed_window', 100, 60_000), win('s', 'sliding_window', 100, 60_000)]));
     const tenant = uniqueName('t');
-    const keyOf = (w: string) => `tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:${w}:${tenant}:p`;
+    const keyOf = (_window: string) => `tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`;
     const bucket = Date.UTC(2026, 10, 30, 9, 0, 0);
     const decide = async (at: number) => {
       fixedNow = at;

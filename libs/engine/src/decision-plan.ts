@@ -19,6 +19,7 @@ import {
   idempotencyKey,
   overrideField,
   overridesKey,
+  policyStateKey,
   shardKeys,
   shardOf,
   windowKey,
@@ -158,7 +159,11 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
         algorithm: w.algorithm,
         limit: w.limit,
         periodMs: w.periodMs,
-        redisKey: windowKey(shard, scope, policy.name, w.name, key),
+        // Rate windows of one policy key share its hash; a concurrency window has its sorted set.
+        redisKey:
+          w.algorithm === 'concurrency'
+            ? windowKey(shard, scope, policy.name, w.name, key)
+            : policyStateKey(shard, scope, policy.name, key),
         mode,
         denialTag: denialTag(
           policy.name,

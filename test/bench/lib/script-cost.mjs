@@ -5,9 +5,12 @@
 // so the machine's drift hits each alike; the minimum over the slices is the cost with the least
 // interference from other processes, the median what a busy machine sees. Private Redis only:
 // RESETSTAT would wipe the statistics of a shared one.
+// Two workloads: `reused` (the 500 principals again and again: state read and rewritten) and `fresh`
+// (a new principal on every call, as distinct tenants in the RLS and HTTP benches and multi-tenant
+// traffic: every call creates its keys and their expiry entries, which dominate there).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchPlan, decideArgs } from './decide-args.mjs';
+import { benchPlan, decideArgs, decideArgsOneHashPerWindow } from './decide-args.mjs';
 import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
@@ -47,9 +50,11 @@ async function seedOverrides(redis, engine, present) {
 }
 
 /**
- * @param scripts `[{ name, path, concurrency?, overrides? }]`, each run with decide.lua's arguments (with
- *   `concurrency`, those of the bench policy with a concurrency window added; with `overrides: true`,
- *   while an override of every bench key is stored).
+ * @param scripts `[{ name, path, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
+ *   decide.lua's arguments (with `concurrency`, those of the bench policy with a concurrency window
+ *   added; with `overrides: true`, while an override of every bench key is stored; with `fresh: true`,
+ *   a new principal on every call; with `perWindow: true`, in the layout of one hash per window that
+ *   scripts before the policy state hashes take: `decideArgsOneHashPerWindow`).
  * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
  */
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
@@ -58,18 +63,20 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
     loaded.push({ ...s, sha: await redis.script('LOAD', readFileSync(s.path, 'utf8')) });
   const samples = loaded.map(() => ({ evalsha: [], xadd: [] }));
   await redis.flushall();
+  let fresh = 0;
   for (let k = 0; k < slices; k++) {
     for (let i = 0; i < loaded.length; i++) {
       if (loaded[i].overrides) await seedOverrides(redis, engine, true);
       await redis.config('RESETSTAT');
+      const argsOf = loaded[i].perWindow === true ? decideArgsOneHashPerWindow : decideArgs;
       for (let n = 0; n < calls; n += 100) {
         const pipeline = redis.pipeline();
         for (let j = 0; j < 100; j++)
           pipeline.evalsha(
             loaded[i].sha,
-            ...decideArgs(engine, {
+            ...argsOf(engine, {
               tenant: 'bench',
-              principal: `p${(n + j) % 500}`,
+              principal: loaded[i].fresh === true ? `f${++fresh}` : `p${(n + j) % 500}`,
               concurrency: loaded[i].concurrency === true,
             }),
           );

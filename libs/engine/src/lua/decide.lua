@@ -3,7 +3,11 @@
 KEYS (all in one hash-tag slot {s<N>}, built by keys.ts):
   KEYS[1]        outbox stream           tally:v1:{s<N>}:outbox
   KEYS[2]        denial coalescing hash  tally:v1:{s<N>}:denials
-  KEYS[2+i]      window i state hash     tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>   (i = 1..W)
+  KEYS[2+i]      window i state key (i = 1..W): the policy key's hash for a rate window (the same key
+                 for every rate window of one policy key; see "Policy state hashes")
+                                         tally:v1:{s<N>}:pk:<policy>:<scope>:<key>
+                 a sorted set of its own for a concurrency window
+                                         tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>
   KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem.sha256:<scope>:<digest>        (only when ARGV[3] > 0)
 ARGV:
   ARGV[1]  now ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
@@ -13,7 +17,8 @@ ARGV:
   ARGV[5]  outbox payload JSON, beginning exactly with {"v":1,"outcome":"allowed",
   ARGV[6]  W, the number of windows
   then 5 per window i, at 6 + 5(i-1) + 1..5:
-    algorithm  f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
+    code       the algorithm's letter followed by the window's name (`tburst`, `fdaily`):
+               f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
                n = concurrency (period = lease TTL; see "Concurrency windows and leases" below)
     limit      positive integer
     period     ms
@@ -38,11 +43,12 @@ Nothing here re-validates what TypeScript validated; the maths mirrors window-ma
 local PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",'
 local DAY_MS = 86400000
 
+local format = string.format
+
 local function num(x)
-  -- tostring() prints %.14g (exponent form past 1e14); every stored value is an integer. Below 1e14
-  -- (nearly always) tostring is exact and cheaper than string.format.
-  if x < 1e14 then return tostring(x) end
-  return string.format('%.0f', x)
+  -- Every stored value is an integer below 2^53, which '%d' prints exactly, in half the time of
+  -- tostring() (%.14g, exponent form past 1e14): docs/benchmarks.md, "decide.lua per call".
+  return format('%d', x)
 end
 
 local floor = math.floor
@@ -132,7 +138,7 @@ local lease_arg = 7 + 5 * w_count + 3 * lease_overrides
 local lease_record = #KEYS - (lease_overrides > 0 and 1 or 0)
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
-  if ARGV[a + 1] == 'n' then
+  if string.sub(ARGV[a + 1], 1, 1) == 'n' then
     local p = tonumber(ARGV[a + 3])
     if not lease_ttl or p < lease_ttl then lease_ttl = p end
   end
@@ -208,25 +214,22 @@ local function lease_finish(reply)
 end
 -- ===== end of concurrency windows and leases ===================================================
 
--- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, ttl_ms and the
+-- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, keep (until when,
+-- epoch ms, its state must be kept: see "Policy state hashes") and the
 -- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
 -- return values: this runs for every window of every decision, and a table per window is garbage the
 -- script's Lua GC pays for on later calls (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
 -- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
 -- wait after which the same cost fits, exact and never early.
-local function counter(cost, limit, sb, sc, bucket, reset_ms, ttl_ms)
+local function counter(cost, limit, sb, sc, bucket, reset_ms, keep)
   local count = 0
   if sb == bucket then count = sc or 0 end
   if count + cost > limit then
     -- retry = reset: the next bucket starts empty.
-    return false, math.max(0, limit - count), reset_ms, reset_ms, ttl_ms
+    return false, math.max(0, limit - count), reset_ms, reset_ms, keep
   end
-  -- The expiry is set when a bucket begins, not on every write: the first write of a bucket sets it to
-  -- at least the bucket's end (sliding: the next bucket's end, while it is `prev`), after which the
-  -- state is stale anyway. A PEXPIRE per write would cost a command for nothing (ttl nil = keep).
-  if sb == bucket then ttl_ms = nil end
-  return true, limit - count - cost, reset_ms, 0, ttl_ms, bucket, count + cost
+  return true, limit - count - cost, reset_ms, 0, keep, bucket, count + cost
 end
 
 -- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
@@ -234,12 +237,16 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
   if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
   if alg == 'f' then
     -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
+    -- Kept two periods from the write that begins a bucket (past the bucket's end, which is all a
+    -- later write of it needs): the expiry is then extended once per bucket, not per write.
     local bucket = floor(now / period)
-    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, 2 * period)
+    local keep = (bucket + 2) * period
+    if s1 ~= bucket then keep = now + 2 * period end
+    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, keep)
   elseif alg == 'c' then
     -- The state matters until the month ends; a day of slack for a clock running slightly late.
     local index, end_ms = utc_month(now)
-    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms - now + DAY_MS)
+    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms + DAY_MS)
   elseif alg == 's' then
     -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
     -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
@@ -270,12 +277,13 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
         -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
         retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
       end
-      return false, remaining, reset_ms, retry, 2 * period
+      return false, remaining, reset_ms, retry, (bucket + 2) * period
     end
-    -- As for counter(): the expiry set when this bucket began (2 periods) outlives its use as `prev`.
-    local ttl_ms = 2 * period
-    if sb == bucket then ttl_ms = nil end
-    return true, remaining, reset_ms, 0, ttl_ms, bucket, after, prev
+    -- As for a fixed window: two periods from the write that begins a bucket, which outlives its use
+    -- as `prev`; a later write of the bucket needs no more than the next bucket's end.
+    local keep = (bucket + 2) * period
+    if sb ~= bucket then keep = now + 2 * period end
+    return true, remaining, reset_ms, 0, keep, bucket, after, prev
   else
     -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
     local stt, sts = s1, s2
@@ -289,14 +297,174 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
     local need = cost * period
     if level < need then
       -- wait until need - level has refilled at `limit` per ms.
-      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), period
+      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), now + period
     end
     local after = level - need
     local ts = now
     if sts and sts > now then ts = sts end
-    return true, floor(after / period), ceil((capacity - after) / limit), 0, period, after, ts
+    -- Full again within a period: the state matters until then.
+    return true, floor(after / period), ceil((capacity - after) / limit), 0, now + period, after, ts
   end
 end
+
+-- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
+-- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
+-- HMGET reads them all, one HSET writes them back. Fields:
+--   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
+--                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
+--                  `t<tokens * period>:<ts>` (token_bucket)
+--   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
+--                  (`_` never begins a window name)
+-- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
+-- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
+-- (it is then kept a period longer than it needs: the slack that spares the other writes).
+-- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
+-- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
+-- counter's state nor a counter a token bucket's (it starts afresh).
+-- Groups: the rate windows of one policy key are consecutive (the plan lists a policy's windows
+-- together), so a group begins where a rate window's key differs from the previous rate window's.
+-- Per group g: SK[g] its key, SF[g] its fields, SV[g] their values (HMGET), SE[g] its stored `_e`;
+-- per rate window i: SG[i] its group, SP[i] its position in the group's fields.
+local SK, SF, SV, SE, SG, SP = {}, {}, {}, {}, {}, {}
+local HAS_N = false -- a concurrency window: its sorted set is read by conc_read
+do
+  local g, last = 0, nil
+  for i = 1, w_count do
+    local code = ARGV[6 + 5 * (i - 1) + 1]
+    if string.byte(code) == 110 then -- 'n'
+      HAS_N = true
+    else
+      local key = KEYS[2 + i]
+      if key ~= last then
+        g, last = g + 1, key
+        SK[g], SF[g] = key, {}
+      end
+      local fields = SF[g]
+      local n = #fields + 1
+      fields[n] = string.sub(code, 2)
+      SG[i], SP[i] = g, n
+    end
+  end
+  for h = 1, g do
+    local fields = SF[h]
+    local n = #fields + 1
+    fields[n] = '_e'
+    local values = redis.call('HMGET', SK[h], unpack(fields))
+    SV[h], SE[h] = values, tonumber(values[n]) or 0
+  end
+end
+
+-- Window i's stored state as numbers (nil when absent): s1, s2, s3 of evaluate().
+local function state_of(i, alg)
+  local v = SV[SG[i]][SP[i]]
+  if not v then return nil end
+  if alg == 't' then
+    local t, ts = string.match(v, '^t(%d+):(%d+)$')
+    return tonumber(t), tonumber(ts)
+  end
+  local b, c, p = string.match(v, '^(%d+):(%d+):?(%d*)$')
+  return tonumber(b), tonumber(c), tonumber(p)
+end
+
+-- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
+local SW, SN, SX = {}, {}, {}
+local function state_put(i, alg, period, keep, x, y, z)
+  local g = SG[i]
+  -- One format() per value: formatting numbers is most of a write's Lua time.
+  local value
+  if alg == 't' then
+    value = format('t%d:%d', x, y)
+  elseif alg == 's' then
+    value = format('%d:%d:%d', x, y, z)
+  else
+    value = format('%d:%d', x, y)
+  end
+  local w = SW[g]
+  if w then
+    w[#w + 1], w[#w + 2] = SF[g][SP[i]], value
+  else
+    SW[g] = { SF[g][SP[i]], value }
+  end
+  local until_ms = keep
+  if alg == 't' then until_ms = keep + period end
+  if not SN[g] or keep > SN[g] then SN[g] = keep end
+  if not SX[g] or until_ms > SX[g] then SX[g] = until_ms end
+end
+
+local function state_flush()
+  for g = 1, #SK do
+    local w = SW[g]
+    if w then
+      if SN[g] > SE[g] then
+        w[#w + 1], w[#w + 2] = '_e', num(SX[g])
+        redis.call('HSET', SK[g], unpack(w))
+        redis.call('PEXPIRE', SK[g], math.max(1, SX[g] - now))
+      else
+        redis.call('HSET', SK[g], unpack(w))
+      end
+    end
+  end
+end
+-- ===== end of policy state hashes ===============================================================
+
+-- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
+-- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
+-- of one policy key (one state hash), no override stored for it, and every window allows. It commits
+-- what the general path below would (every window, shadow ones too: none would deny), with the same
+-- reply and outbox entry, without the general path's bookkeeping (tables per window, closures): Lua
+-- time is most of the script's Redis time. Anything else falls through to the general path, which
+-- reuses the reads made here (FAST_OV, the state hash); nothing is written before the fall-through.
+local FAST_OV = nil
+if cost > 0 and idem_ttl == 0 and not HAS_N and #SK == 1 then
+  local base = 7 + 5 * w_count
+  local fast = true
+  if tonumber(ARGV[base]) == 1 then
+    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[base + 1])
+    if FAST_OV[1] then fast = false end
+  end
+  local values, names = SV[1], SF[1]
+  local writes, reply, results = {}, { 1, now, 0, 0, '' }, {}
+  local need, keep_to = 0, 0
+  for i = 1, fast and w_count or 0 do
+    local a = 6 + 5 * (i - 1)
+    local alg, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 3])
+    -- One group holding every window: window i is the group's field i.
+    local v, s1, s2, s3 = values[i], nil, nil, nil
+    if v then
+      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
+      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
+    end
+    local ok, remaining, reset_ms, _, keep, x, y, z = evaluate(alg, tonumber(ARGV[a + 2]), period, s1, s2, s3, cost)
+    if not ok then
+      fast = false
+      break
+    end
+    local value
+    if alg == 't' then
+      value = format('t%d:%d', x, y)
+      if keep + period > keep_to then keep_to = keep + period end
+    else
+      if alg == 's' then value = format('%d:%d:%d', x, y, z) else value = format('%d:%d', x, y) end
+      if keep > keep_to then keep_to = keep end
+    end
+    if keep > need then need = keep end
+    writes[2 * i - 1], writes[2 * i] = names[i], value
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, 0
+    results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
+  end
+  if fast then
+    if need > SE[1] then
+      writes[2 * w_count + 1], writes[2 * w_count + 2] = '_e', num(keep_to)
+      redis.call('HSET', SK[1], unpack(writes))
+      redis.call('PEXPIRE', SK[1], math.max(1, keep_to - now))
+    else
+      redis.call('HSET', SK[1], unpack(writes))
+    end
+    redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', '[' .. table.concat(results, ',') .. ']')
+    return reply
+  end
+end
+-- ===== end of fast path ==========================================================================
 
 -- ── Overrides ─────────────────────────────────────────────────────────────────────────────────────
 -- Runtime limits set through the admin API (docs/semantics.md, "Overrides"), stored per shard in one
@@ -317,7 +485,7 @@ do
     local ov_key = KEYS[#KEYS]
     local fields = {}
     for j = 1, p do fields[j] = ARGV[base + 3 * j - 2] end
-    local values = redis.call('HMGET', ov_key, unpack(fields))
+    local values = FAST_OV or redis.call('HMGET', ov_key, unpack(fields)) -- read by the fast path
     for j = 1, p do
       local v = values[j]
       if v then
@@ -337,8 +505,8 @@ do
               OV_BLOCK = OV_BLOCK or {}
               if expires then OV_BLOCK[i] = expires - now else OV_BLOCK[i] = OV_BLOCK_RETRY_MS end
             else
-              -- The window's name, from its key `…:w:<policy>:<window>:…` (neither name holds ':').
-              local name = string.match(KEYS[2 + i], ':w:[^:]*:([^:]*):')
+              -- The window's name, after its algorithm's letter (ARGV legend).
+              local name = string.sub(ARGV[6 + 5 * (i - 1) + 1], 2)
               local at = string.find(list, ',' .. name .. '=', 1, true)
               if at then OV[i] = tonumber(string.match(list, '^(%d+)', at + #name + 2)) end
             end
@@ -371,43 +539,37 @@ local function ov_result_json(i)
 end
 -- ── end of Overrides ──────────────────────────────────────────────────────────────────────────────
 
+
 -- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
 -- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
--- `W` at 4(i-1) + 1..4 what commit writes: ttl, x, y, z.
+-- `W` at 4(i-1) + 1..4 what commit writes: keep, x, y, z.
 local R, W = {}, {}
 local denied_enforced = false
 local shadow_denied = nil
 local binding, binding_retry = 0, -1
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
-  local alg, limit, period, mode = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local alg, limit, period, mode =
+    string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   if OV and OV[i] then limit = OV[i] end -- an override's limit (section "Overrides")
-  -- Only the fields the algorithm keeps: the token bucket t, ts; the counters b, c (and p when sliding).
   local s1, s2, s3
-  if alg == 't' then
-    local st = redis.call('HMGET', KEYS[2 + i], 't', 'ts')
-    s1, s2 = tonumber(st[1]), tonumber(st[2])
-  elseif alg == 's' then
-    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p')
-    s1, s2, s3 = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
-  elseif alg == 'n' then
+  if alg == 'n' then
     s1, s2, s3 = conc_read(KEYS[2 + i], limit)
   else
-    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c')
-    s1, s2 = tonumber(st[1]), tonumber(st[2])
+    s1, s2, s3 = state_of(i, alg) -- read by the section "Policy state hashes"
   end
-  local ok, remaining, reset_ms, retry, ttl, x, y, z
+  local ok, remaining, reset_ms, retry, keep, x, y, z
   if OV_BLOCK and OV_BLOCK[i] then
     -- Blocked by an override: denies whatever the state, until the block expires or is removed.
     ok, remaining, reset_ms, retry = false, 0, 0, OV_BLOCK[i]
   else
-    ok, remaining, reset_ms, retry, ttl, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
   end
   local r = 10 * (i - 1)
   R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
     alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
   local wi = 4 * (i - 1)
-  W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = ttl, x, y, z
+  W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = keep, x, y, z
   if not ok then
     if mode == 0 then
       denied_enforced = true
@@ -446,8 +608,8 @@ local function window_results_json()
   for i = 1, w_count do
     local r = 10 * (i - 1)
     if i > 1 then s = s .. ',' end
-    s = s .. '{"remaining":' .. num(R[r + 9]) .. ',"reset_ms":' .. num(R[r + 10])
-      .. ',"would_deny":' .. (R[r + 8] and 'false' or 'true') .. ov_result_json(i) .. '}'
+    s = s .. format('{"remaining":%d,"reset_ms":%d,"would_deny":%s%s}', R[r + 9], R[r + 10],
+      R[r + 8] and 'false' or 'true', ov_result_json(i))
   end
   return s .. ']'
 end
@@ -491,23 +653,17 @@ for i = 1, w_count do
   local r, wi = 10 * (i - 1), 4 * (i - 1)
   local mode = R[r + 4]
   if mode == 0 or not (shadow_denied and shadow_denied[mode]) then
-    local key, alg = KEYS[2 + i], R[r + 1]
-    if alg == 't' then
-      redis.call('HSET', key, 't', num(W[wi + 2]), 'ts', num(W[wi + 3]))
-    elseif alg == 's' then
-      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]), 'p', num(W[wi + 4]))
-    elseif alg == 'n' then
-      conc_commit(key, R[r + 5], R[r + 6], R[r + 7])
+    if R[r + 1] == 'n' then
+      conc_commit(KEYS[2 + i], R[r + 5], R[r + 6], R[r + 7])
     else
-      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]))
+      state_put(i, R[r + 1], R[r + 3], W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4])
     end
-    local ttl = W[wi + 1]
-    if ttl then redis.call('PEXPIRE', key, math.max(1, ttl)) end
   elseif R[r + 8] then
     -- Allowed by itself but not committed (its shadow policy would deny): report it untouched.
     uncommitted(i)
   end
 end
+state_flush()
 
 local reply = reply_windows({ 1, now, 0, 0, '' })
 lease_finish(reply)
