@@ -172,21 +172,24 @@ export async function runMemoryBench() {
 }
 
 export async function scriptCostPhase(redis, engine) {
-  // Two workloads (lib/script-cost.mjs): `reused` principals, and a `fresh` one on every call. The
-  // minimal floor and a baseline take the layout they were written for (one hash per window).
+  // Three workloads (lib/script-cost.mjs): `reused` principals, a `fresh` one on every call, and
+  // `denied` (limits of 1). The minimal floor and a baseline take the layout they were written for
+  // (one hash per window).
   const scripts = [
     { name: 'decide.lua', path: DECIDE_LUA_PATH },
     { name: 'decide.lua, fresh keys', path: DECIDE_LUA_PATH, fresh: true },
+    { name: 'decide.lua, denied', path: DECIDE_LUA_PATH, denied: true },
     { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
     { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
   ];
-  // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in both workloads.
+  // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in the three workloads.
   const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');
   for (const path of baselines.reverse())
     scripts.unshift(
       { name: `baseline ${path}`, path, perWindow: true },
       { name: `baseline ${path}, fresh keys`, path, perWindow: true, fresh: true },
+      { name: `baseline ${path}, denied`, path, perWindow: true, denied: true },
     );
   log('script cost: INFO commandstats, interleaved slices');
   return measureScriptCost(redis, engine, scripts);
@@ -213,7 +216,7 @@ function printScriptCost(scriptCost) {
   const lines = ['Redis µs per call (INFO commandstats; min / median of the slices):'];
   for (const s of scriptCost)
     lines.push(
-      `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+      `  ${s.name.padEnd(48)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
     );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -228,7 +231,7 @@ function printMemoryAndScript(figures) {
     lines.push('Redis µs per call (INFO commandstats; min / median of the slices):');
     for (const s of figures.scriptCost)
       lines.push(
-        `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+        `  ${s.name.padEnd(48)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
       );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -136,47 +136,60 @@ describe(DecisionService.name, () => {
     { algorithm: 'token_bucket', limit: 10, periodMs: 60_000, maxStepMs: 9_000 },
     { algorithm: 'calendar_month', limit: 10, periodMs: 31 * 86_400_000, maxStepMs: 9 * 86_400_000 },
   ])('$algorithm: the Lua script agrees with the TS mirror', ({ algorithm, limit, periodMs, maxStepMs }) => {
-    it('step by step on a random walk around load factor 1.0 (results and stored hash)', async () => {
-      const name = uniqueName('mirror');
-      const spec = win('w', algorithm, limit, periodMs);
-      use(policy(name, [spec]));
-      const tenant = uniqueName('t');
-      const random = prng(42);
-      let mirror: WindowState = {};
-      let now = T0;
-      let denials = 0;
-      for (let step = 0; step < 120; step++) {
-        now += Math.floor(random() * random() * maxStepMs);
-        const cost = Math.floor(random() * 5);
-        fixedNow = now;
-        const decision = await sut.decide({ selectors: { tenant, principal: 'p' }, cost });
-        const expected = evaluateWindow(spec, mirror, now, cost);
-        const window = decision.policies[0].windows[0];
-        expect({
-          step,
-          allowed: decision.allowed,
-          remaining: window.remaining,
-          reset_ms: window.reset_ms,
-          retry: decision.retry_after_ms,
-        }).toEqual({
-          step,
-          allowed: expected.allowed,
-          remaining: expected.remaining,
-          reset_ms: expected.resetMs,
-          retry: expected.retryAfterMs,
-        });
-        if (!expected.allowed) denials++;
-        mirror = expected.nextState;
-      }
-      const state = await sut.state(name, { tenant, principal: 'p' });
-      expect(state.ok).toBe(true);
-      // the window `w` is one field of the policy key's state hash, packed (decide.lua)
-      const field = await redis.hget(`tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`, 'w');
-      const stored = unpackWindowState(algorithm, field);
-      expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
-      // the walk must have hit the limit often, or it proved little about the edge
-      expect(denials).toBeGreaterThan(10);
-    });
+    // decide.lua answers the usual allowed decision on its fast path and everything else on its
+    // general path (docs/adr/0008-one-hash-per-policy-key.md): the walk runs through both, and once
+    // more with an idempotency key on every step, which takes the general path for every step.
+    it.each([
+      ['fast and general paths', false],
+      ['the general path only', true],
+    ])(
+      'step by step on a random walk around load factor 1.0 (results and stored hash), %s',
+      async (_, idempotent) => {
+        const name = uniqueName('mirror');
+        const spec = win('w', algorithm, limit, periodMs);
+        use(policy(name, [spec]));
+        const tenant = uniqueName('t');
+        const random = prng(42);
+        let mirror: WindowState = {};
+        let now = T0;
+        let denials = 0;
+        for (let step = 0; step < 120; step++) {
+          now += Math.floor(random() * random() * maxStepMs);
+          const cost = Math.floor(random() * 5);
+          fixedNow = now;
+          const decision = await sut.decide({
+            selectors: { tenant, principal: 'p' },
+            cost,
+            ...(idempotent ? { idempotency_key: `walk-${step}` } : {}),
+          });
+          const expected = evaluateWindow(spec, mirror, now, cost);
+          const window = decision.policies[0].windows[0];
+          expect({
+            step,
+            allowed: decision.allowed,
+            remaining: window.remaining,
+            reset_ms: window.reset_ms,
+            retry: decision.retry_after_ms,
+          }).toEqual({
+            step,
+            allowed: expected.allowed,
+            remaining: expected.remaining,
+            reset_ms: expected.resetMs,
+            retry: expected.retryAfterMs,
+          });
+          if (!expected.allowed) denials++;
+          mirror = expected.nextState;
+        }
+        const state = await sut.state(name, { tenant, principal: 'p' });
+        expect(state.ok).toBe(true);
+        // the window `w` is one field of the policy key's state hash, packed (decide.lua)
+        const field = await redis.hget(`tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`, 'w');
+        const stored = unpackWindowState(algorithm, field);
+        expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
+        // the walk must have hit the limit often, or it proved little about the edge
+        expect(denials).toBeGreaterThan(10);
+      },
+    );
   });
 
   it('allows exactly the limit out of 500 parallel decisions', async () => {

@@ -7,7 +7,9 @@
 // RESETSTAT would wipe the statistics of a shared one.
 // Two workloads: `reused` (the 500 principals again and again: state read and rewritten) and `fresh`
 // (a new principal on every call, as distinct tenants in the RLS and HTTP benches and multi-tenant
-// traffic: every call creates its keys and their expiry entries, which dominate there).
+// traffic: every call creates its keys and their expiry entries, which dominate there). A third,
+// `denied` (limits of 1: after a principal's first call every call is denied), prices the denial path,
+// which counts a denial instead of writing windows and the outbox.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchPlan, decideArgs, decideArgsOneHashPerWindow } from './decide-args.mjs';
@@ -15,6 +17,14 @@ import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
 export const MINIMAL_LUA_PATH = join(ROOT, 'test/bench/lua/decide.minimal.lua');
+
+/** The same arguments with every window's limit 1 (ARGV: 6 fixed, then 5 per window, limit second). */
+function limitsOfOne(args) {
+  const keys = Number(args[0]);
+  const windows = Number(args[1 + keys + 5]);
+  for (let w = 0; w < windows; w++) args[1 + keys + 6 + 5 * w + 1] = 1;
+  return args;
+}
 
 function usecPerCall(info, command) {
   const m = new RegExp(`cmdstat_${command}:calls=(\\d+),usec=(\\d+)`).exec(info);
@@ -53,7 +63,8 @@ async function seedOverrides(redis, engine, present) {
  * @param scripts `[{ name, path, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
  *   decide.lua's arguments (with `concurrency`, those of the bench policy with a concurrency window
  *   added; with `overrides: true`, while an override of every bench key is stored; with `fresh: true`,
- *   a new principal on every call; with `perWindow: true`, in the layout of one hash per window that
+ *   a new principal on every call; with `denied: true`, every window's limit 1 (denials, counted in the
+ *   shard's denial hash); with `perWindow: true`, in the layout of one hash per window that
  *   scripts before the policy state hashes take: `decideArgsOneHashPerWindow`).
  * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
  */
@@ -68,7 +79,8 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
     for (let i = 0; i < loaded.length; i++) {
       if (loaded[i].overrides) await seedOverrides(redis, engine, true);
       await redis.config('RESETSTAT');
-      const argsOf = loaded[i].perWindow === true ? decideArgsOneHashPerWindow : decideArgs;
+      const layout = loaded[i].perWindow === true ? decideArgsOneHashPerWindow : decideArgs;
+      const argsOf = loaded[i].denied === true ? (e, o) => limitsOfOne(layout(e, o)) : layout;
       for (let n = 0; n < calls; n += 100) {
         const pipeline = redis.pipeline();
         for (let j = 0; j < 100; j++)
@@ -80,8 +92,10 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
               concurrency: loaded[i].concurrency === true,
             }),
           );
+        const expected = loaded[i].denied === true ? [0, 1] : [1];
         for (const [error, reply] of await pipeline.exec())
-          if (error || reply[0] !== 1) throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
+          if (error || !expected.includes(reply[0]))
+            throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
       }
       const info = await redis.info('commandstats');
       if (loaded[i].overrides) await seedOverrides(redis, engine, false);

@@ -115,6 +115,140 @@ local function utc_month(ms)
   return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
 end
 
+-- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
+-- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
+-- HMGET reads them all, one HSET writes them back. Fields:
+--   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
+--                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
+--                  `t<tokens * period>:<ts>` (token_bucket)
+--   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
+--                  (`_` never begins a window name)
+-- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
+-- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
+-- (it is then kept a period longer than it needs: the slack that spares the other writes).
+-- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
+-- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
+-- counter's state nor a counter a token bucket's (it starts afresh).
+
+-- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
+-- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
+-- of one policy key (one state hash), no override stored for it, and every window allows. It commits
+-- what the general path below would (every window, shadow ones too: none would deny), with the same
+-- reply and outbox entry, before the general path's closures and tables are even made: Lua time is
+-- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is
+-- evaluate()'s allowed branches, inlined; engine.test.ts walks both paths against window-math.ts.
+-- When a window denies, "Fast path, denied" (after evaluate()) answers an enforce policy's denial;
+-- anything else falls through to the general path. Both reuse the reads made here (FAST_OV, FAST_ST),
+-- and nothing is written before a fall-through.
+local FAST_OV, FAST_ST, FAST_NAMES = nil, nil, nil
+if cost > 0 and idem_ttl == 0 and w_count > 0 then
+  local key, names = KEYS[3], {}
+  local fast = true
+  for i = 1, w_count do
+    local code = ARGV[6 + 5 * (i - 1) + 1]
+    if KEYS[2 + i] ~= key or string.byte(code) == 110 then -- another key, or 'n' (a concurrency window)
+      fast = false
+      break
+    end
+    names[i] = string.sub(code, 2)
+  end
+  local base = 7 + 5 * w_count
+  local p = tonumber(ARGV[base]) or 0
+  if fast and p > 1 then fast = false end
+  if fast and p == 1 then
+    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[base + 1])
+    if FAST_OV[1] then fast = false end
+  end
+  local values
+  if fast then
+    names[w_count + 1] = '_e'
+    values = redis.call('HMGET', key, unpack(names))
+    FAST_ST, FAST_NAMES = values, names
+  end
+  local writes, reply, results = {}, { 1, now, 0, 0, '' }, {}
+  local need, keep_to = 0, 0
+  for i = 1, fast and w_count or 0 do
+    local a = 6 + 5 * (i - 1)
+    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+    local v = values[i]
+    local remaining, reset_ms, keep, until_ms, value
+    if alg == 't' then
+      local capacity = limit * period
+      local level, stt, sts = capacity, nil, nil
+      if v then stt, sts = string.match(v, '^t(%d+):(%d+)$') end
+      stt, sts = tonumber(stt), tonumber(sts)
+      if stt then level = math.min(capacity, stt + math.max(0, now - sts) * limit) end
+      local after = level - cost * period
+      if after < 0 then
+        fast = false
+        break
+      end
+      local ts = now
+      if sts and sts > now then ts = sts end
+      remaining, reset_ms, keep = floor(after / period), ceil((capacity - after) / limit), now + period
+      value, until_ms = format('t%d:%d', after, ts), keep + period
+    else
+      local sb, sc, sp
+      if v then sb, sc, sp = string.match(v, '^(%d+):(%d+):?(%d*)$') end
+      sb, sc, sp = tonumber(sb), tonumber(sc), tonumber(sp)
+      local bucket
+      if alg == 'c' then
+        local end_ms
+        bucket, end_ms = utc_month(now)
+        reset_ms, keep = end_ms - now, end_ms + DAY_MS
+      else
+        bucket = floor(now / period)
+        reset_ms, keep = (bucket + 1) * period - now, (bucket + 2) * period
+        if sb ~= bucket then keep = now + 2 * period end
+      end
+      if alg == 's' then
+        local to_end = reset_ms
+        local prev, cur = 0, 0
+        if sb == bucket then
+          prev, cur = sp or 0, sc or 0
+        elseif sb == bucket - 1 then
+          prev = sc or 0
+        end
+        local weighted = prev * to_end + cur * period
+        if weighted + cost * period > limit * period then
+          fast = false
+          break
+        end
+        remaining = math.max(0, floor((limit * period - weighted - cost * period) / period))
+        reset_ms = to_end + period
+        value = format('%d:%d:%d', bucket, cur + cost, prev)
+      else
+        local count = 0
+        if sb == bucket then count = sc or 0 end
+        if count + cost > limit then
+          fast = false
+          break
+        end
+        remaining = limit - count - cost
+        value = format('%d:%d', bucket, count + cost)
+      end
+      until_ms = keep
+    end
+    if keep > need then need = keep end
+    if until_ms > keep_to then keep_to = until_ms end
+    writes[2 * i - 1], writes[2 * i] = names[i], value
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, 0
+    results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
+  end
+  if fast then
+    if need > (tonumber(values[w_count + 1]) or 0) then
+      writes[2 * w_count + 1], writes[2 * w_count + 2] = '_e', num(keep_to)
+      redis.call('HSET', key, unpack(writes))
+      redis.call('PEXPIRE', key, math.max(1, keep_to - now))
+    else
+      redis.call('HSET', key, unpack(writes))
+    end
+    redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', '[' .. table.concat(results, ',') .. ']')
+    return reply
+  end
+end
+-- ===== end of fast path ==========================================================================
+
 -- ===== Concurrency windows and leases (algorithm 'n') =====================================
 -- A concurrency window's key (KEYS[2+i]) is a sorted set: one member `<lease id>|<units>` per lease,
 -- scored by its expiry (ms), and the member `#` scored minus the units in flight (never > 0, so the
@@ -307,33 +441,71 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
   end
 end
 
--- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
--- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
--- HMGET reads them all, one HSET writes them back. Fields:
---   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
---                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
---                  `t<tokens * period>:<ts>` (token_bucket)
---   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
---                  (`_` never begins a window name)
--- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
--- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
--- (it is then kept a period longer than it needs: the slack that spares the other writes).
--- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
--- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
--- counter's state nor a counter a token bucket's (it starts afresh).
+
+-- ===== Fast path, denied (docs/adr/0008-one-hash-per-policy-key.md) ============================
+-- Where the allowed fast path above fell through because a window denies, an enforce policy's
+-- denial is answered here as the general path answers it (nothing written, the windows that would
+-- have allowed report their state untouched, the denial counted per second, key and reason), with
+-- evaluate() and the reads the fast path made, without the general path's tables per window. A
+-- shadow policy that would deny goes on to the general path (it commits nothing and allows).
+if FAST_ST and ARGV[10] == '0' then -- ARGV[10]: the mode of window 1, that of its one policy
+  local values = FAST_ST
+  local reply, binding, binding_retry = { 0, now, 0, 0, '' }, 0, -1
+  for i = 1, w_count do
+    local a = 6 + 5 * (i - 1)
+    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+    local v, s1, s2, s3 = values[i], nil, nil, nil
+    if v then
+      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
+      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
+    end
+    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, s1, s2, s3, cost)
+    if ok then
+      -- Allowed alone, not committed: its state as it is (cost 0).
+      local _, left, reset = evaluate(alg, limit, period, s1, s2, s3, 0)
+      remaining, reset_ms = left, reset
+    elseif retry > binding_retry then
+      -- The binding window is the denying one with the longest wait, as in the general path.
+      binding, binding_retry = i, retry
+    end
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, ok and 0 or 1
+  end
+  if binding > 0 then
+    local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+    local reason = string.match(field, '|([^|]*)$')
+    if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
+      -- The sample's window results, as the outbox `r` (only the first denial of a second needs them).
+      local views = {}
+      for i = 1, w_count do
+        views[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":%s}', reply[3 * i + 3], reply[3 * i + 4],
+          reply[3 * i + 5] == 1 and 'true' or 'false')
+      end
+      redis.call('HSET', KEYS[2],
+        field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
+        field .. '#r', '[' .. table.concat(views, ',') .. ']')
+    end
+    reply[3], reply[4] = binding_retry, binding
+    return reply
+  end
+end
+-- ===== end of fast path, denied ==================================================================
+
+-- ===== Policy state hashes, general path (the legend is above the fast path) ====================
 -- Groups: the rate windows of one policy key are consecutive (the plan lists a policy's windows
 -- together), so a group begins where a rate window's key differs from the previous rate window's.
 -- Per group g: SK[g] its key, SF[g] its fields, SV[g] their values (HMGET), SE[g] its stored `_e`;
 -- per rate window i: SG[i] its group, SP[i] its position in the group's fields.
-local SK, SF, SV, SE, SG, SP = {}, {}, {}, {}, {}, {}
-local HAS_N = false -- a concurrency window: its sorted set is read by conc_read
-do
+-- After the fast path fell through (a denial, mostly), it has read the only group: SG is nil and
+-- window i is the group's field i (no second pass over the windows on the way to a denial).
+local SK, SF, SV, SE, SG, SP = {}, {}, {}, {}, nil, nil
+if FAST_ST then
+  SK[1], SF[1], SV[1], SE[1] = KEYS[3], FAST_NAMES, FAST_ST, tonumber(FAST_ST[w_count + 1]) or 0
+else
+  SG, SP = {}, {}
   local g, last = 0, nil
   for i = 1, w_count do
     local code = ARGV[6 + 5 * (i - 1) + 1]
-    if string.byte(code) == 110 then -- 'n'
-      HAS_N = true
-    else
+    if string.byte(code) ~= 110 then -- not 'n': a concurrency window's sorted set is conc_read's
       local key = KEYS[2 + i]
       if key ~= last then
         g, last = g + 1, key
@@ -356,7 +528,8 @@ end
 
 -- Window i's stored state as numbers (nil when absent): s1, s2, s3 of evaluate().
 local function state_of(i, alg)
-  local v = SV[SG[i]][SP[i]]
+  local v
+  if SG then v = SV[SG[i]][SP[i]] else v = SV[1][i] end
   if not v then return nil end
   if alg == 't' then
     local t, ts = string.match(v, '^t(%d+):(%d+)$')
@@ -369,7 +542,8 @@ end
 -- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
 local SW, SN, SX = {}, {}, {}
 local function state_put(i, alg, period, keep, x, y, z)
-  local g = SG[i]
+  local g, pos = 1, i
+  if SG then g, pos = SG[i], SP[i] end
   -- One format() per value: formatting numbers is most of a write's Lua time.
   local value
   if alg == 't' then
@@ -381,9 +555,9 @@ local function state_put(i, alg, period, keep, x, y, z)
   end
   local w = SW[g]
   if w then
-    w[#w + 1], w[#w + 2] = SF[g][SP[i]], value
+    w[#w + 1], w[#w + 2] = SF[g][pos], value
   else
-    SW[g] = { SF[g][SP[i]], value }
+    SW[g] = { SF[g][pos], value }
   end
   local until_ms = keep
   if alg == 't' then until_ms = keep + period end
@@ -406,65 +580,6 @@ local function state_flush()
   end
 end
 -- ===== end of policy state hashes ===============================================================
-
--- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
--- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
--- of one policy key (one state hash), no override stored for it, and every window allows. It commits
--- what the general path below would (every window, shadow ones too: none would deny), with the same
--- reply and outbox entry, without the general path's bookkeeping (tables per window, closures): Lua
--- time is most of the script's Redis time. Anything else falls through to the general path, which
--- reuses the reads made here (FAST_OV, the state hash); nothing is written before the fall-through.
-local FAST_OV = nil
-if cost > 0 and idem_ttl == 0 and not HAS_N and #SK == 1 then
-  local base = 7 + 5 * w_count
-  local fast = true
-  if tonumber(ARGV[base]) == 1 then
-    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[base + 1])
-    if FAST_OV[1] then fast = false end
-  end
-  local values, names = SV[1], SF[1]
-  local writes, reply, results = {}, { 1, now, 0, 0, '' }, {}
-  local need, keep_to = 0, 0
-  for i = 1, fast and w_count or 0 do
-    local a = 6 + 5 * (i - 1)
-    local alg, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 3])
-    -- One group holding every window: window i is the group's field i.
-    local v, s1, s2, s3 = values[i], nil, nil, nil
-    if v then
-      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
-      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
-    end
-    local ok, remaining, reset_ms, _, keep, x, y, z = evaluate(alg, tonumber(ARGV[a + 2]), period, s1, s2, s3, cost)
-    if not ok then
-      fast = false
-      break
-    end
-    local value
-    if alg == 't' then
-      value = format('t%d:%d', x, y)
-      if keep + period > keep_to then keep_to = keep + period end
-    else
-      if alg == 's' then value = format('%d:%d:%d', x, y, z) else value = format('%d:%d', x, y) end
-      if keep > keep_to then keep_to = keep end
-    end
-    if keep > need then need = keep end
-    writes[2 * i - 1], writes[2 * i] = names[i], value
-    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, 0
-    results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
-  end
-  if fast then
-    if need > SE[1] then
-      writes[2 * w_count + 1], writes[2 * w_count + 2] = '_e', num(keep_to)
-      redis.call('HSET', SK[1], unpack(writes))
-      redis.call('PEXPIRE', SK[1], math.max(1, keep_to - now))
-    else
-      redis.call('HSET', SK[1], unpack(writes))
-    end
-    redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', '[' .. table.concat(results, ',') .. ']')
-    return reply
-  end
-end
--- ===== end of fast path ==========================================================================
 
 -- ── Overrides ─────────────────────────────────────────────────────────────────────────────────────
 -- Runtime limits set through the admin API (docs/semantics.md, "Overrides"), stored per shard in one
