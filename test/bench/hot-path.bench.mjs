@@ -30,7 +30,7 @@ import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
 import { processMemory } from './lib/rss.mjs';
 import { memoryPhase, printMemory } from './lib/memory-phase.mjs';
-import { measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
+import { FLOOR_LUA_PATH, measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
 import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
 import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
 
@@ -182,6 +182,7 @@ export async function scriptCostPhase(redis, engine) {
     { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
     { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
+    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH },
   ];
   // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in the three workloads.
   const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');

@@ -17,6 +17,8 @@ import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
 export const MINIMAL_LUA_PATH = join(ROOT, 'test/bench/lua/decide.minimal.lua');
+/** The bench decision with decide.lua's guarantees and no other Lua (test/bench/lua/decide.floor.lua). */
+export const FLOOR_LUA_PATH = join(ROOT, 'test/bench/lua/decide.floor.lua');
 
 /** The same arguments with every window's limit 1 (ARGV: 6 fixed, then 5 per window, limit second). */
 function limitsOfOne(args) {
