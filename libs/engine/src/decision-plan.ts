@@ -41,6 +41,10 @@ export interface PlannedWindow {
   readonly algorithm: Policy['windows'][number]['algorithm'];
   readonly limit: number;
   readonly periodMs: number;
+  /**
+   * The window's state: its policy key's hash for a rate window (`policyStateKey`, shared by every
+   * rate window of the policy key, one field each), its own sorted set for a concurrency window.
+   */
   readonly redisKey: string;
   /** 0 = enforce; k > 0 = the k-th shadow policy of the decision (a shadow policy commits all-or-nothing). */
   readonly mode: number;
