@@ -244,6 +244,39 @@ describe(DecisionService.name, () => {
     }
   });
 
+  it("extends a token bucket's expiry once per period, and it always outlives the bucket's refill", async () => {
+    // given a token bucket of one minute: its state matters for a period after each write
+    const name = uniqueName('tb-expiry');
+    use(policy(name, [win('t', 'token_bucket', 100, 60_000)]));
+    const tenant = uniqueName('t');
+    const key = `tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`;
+    const t0 = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const decide = async (at: number) => {
+      fixedNow = at;
+      const d = await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+      expect(d.allowed).toBe(true);
+      return d.policies[0].windows[0];
+    };
+
+    // when the first write sets the expiry: two periods, past the refill
+    const first = await decide(t0);
+    expect(await redis.pttl(key)).toBeGreaterThan(119_000);
+    expect(await redis.pttl(key)).toBeGreaterThanOrEqual(first.reset_ms);
+    expect(await redis.hget(key, '_e')).toBe(String(t0 + 120_000));
+
+    // when a write within the period needs no more than that (the expiry shortened to tell them apart)
+    await redis.pexpire(key, 90_000);
+    await decide(t0 + 30_000);
+    // then no PEXPIRE: `_e` (t0 + 120 s) is past this write's period (t0 + 90 s)
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(90_000);
+
+    // when a write needs the hash past `_e` (t0 + 70 s + a period > t0 + 120 s), the expiry moves again
+    const later = await decide(t0 + 70_000);
+    expect(await redis.pttl(key)).toBeGreaterThan(119_000);
+    expect(await redis.pttl(key)).toBeGreaterThanOrEqual(later.reset_ms);
+    expect(await redis.hget(key, '_e')).toBe(String(t0 + 70_000 + 120_000));
+  });
+
   it('a burst denial consumes nothing from sustained, and a sustained denial nothing from burst', async () => {
     const name = uniqueName('bs');
     use(
