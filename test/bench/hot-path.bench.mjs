@@ -12,9 +12,10 @@
 // (6395: a private redis-server started and stopped here) or BENCH_REDIS_URL (an existing Redis:
 // nothing is flushed and the outbox entries stay), BENCH_API_NODE_ARGS (extra node flags of the API
 // child, for what-if runs), BENCH_PROFILE=1 (--cpu-prof of the API child into
-// .local/bench/prof; read it with test/bench/profile-summary.mjs), BENCH_DECIDE_BASELINE (another
-// decide.lua, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`, measured in the script cost
-// phase beside today's and the minimal floor: before/after in one run).
+// .local/bench/prof; read it with test/bench/profile-summary.mjs), BENCH_DECIDE_BASELINE (older
+// decide.lua files, comma-separated, e.g. `git show <rev>:libs/engine/src/lua/decide.lua > f.lua`,
+// written for one hash per window (before ADR 0008), measured in the script cost phase beside today's
+// and the minimal floor, in both workloads: before/after in one run).
 // Also printed: the script cost (Redis µs per decide.lua call, INFO commandstats, private Redis only:
 // lib/script-cost.mjs), the API process's RSS at rest, after the load and its peak (VmHWM), and the
 // memory phase (lib/memory-phase.mjs: the API with its workers, RSS per process at rest and under
@@ -29,7 +30,7 @@ import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
 import { processMemory } from './lib/rss.mjs';
 import { memoryPhase, printMemory } from './lib/memory-phase.mjs';
-import { measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
+import { FLOOR_LUA_PATH, measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
 import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
 import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
 
@@ -171,14 +172,26 @@ export async function runMemoryBench() {
 }
 
 export async function scriptCostPhase(redis, engine) {
+  // Three workloads (lib/script-cost.mjs): `reused` principals, a `fresh` one on every call, and
+  // `denied` (limits of 1). The minimal floor and a baseline take the layout they were written for
+  // (one hash per window).
   const scripts = [
     { name: 'decide.lua', path: DECIDE_LUA_PATH },
+    { name: 'decide.lua, fresh keys', path: DECIDE_LUA_PATH, fresh: true },
+    { name: 'decide.lua, denied', path: DECIDE_LUA_PATH, denied: true },
     { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
     { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
-    { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH },
+    { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
+    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH },
   ];
-  const baseline = process.env.BENCH_DECIDE_BASELINE;
-  if (baseline) scripts.unshift({ name: `baseline ${baseline}`, path: baseline });
+  // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in the three workloads.
+  const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');
+  for (const path of baselines.reverse())
+    scripts.unshift(
+      { name: `baseline ${path}`, path, perWindow: true },
+      { name: `baseline ${path}, fresh keys`, path, perWindow: true, fresh: true },
+      { name: `baseline ${path}, denied`, path, perWindow: true, denied: true },
+    );
   log('script cost: INFO commandstats, interleaved slices');
   return measureScriptCost(redis, engine, scripts);
 }
@@ -204,7 +217,7 @@ function printScriptCost(scriptCost) {
   const lines = ['Redis µs per call (INFO commandstats; min / median of the slices):'];
   for (const s of scriptCost)
     lines.push(
-      `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+      `  ${s.name.padEnd(48)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
     );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -219,7 +232,7 @@ function printMemoryAndScript(figures) {
     lines.push('Redis µs per call (INFO commandstats; min / median of the slices):');
     for (const s of figures.scriptCost)
       lines.push(
-        `  ${s.name.padEnd(40)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
+        `  ${s.name.padEnd(48)} EVALSHA ${s.evalsha.min} / ${s.evalsha.median}   its XADD ${s.xadd.min} / ${s.xadd.median}`,
       );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

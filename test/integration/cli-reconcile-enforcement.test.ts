@@ -212,11 +212,17 @@ describe('tally reconcile --enforcement', () => {
     expect((await reconcile('--strict')).code).toBe(1);
   });
 
+  /** Changes the count of the `hourly` window's state (`<bucket>:<count>` in its policy key's hash). */
+  async function addToHourly(key: string, delta: number): Promise<void> {
+    const [bucket, count] = String(await redis.client.hget(key, 'hourly')).split(':');
+    await redis.client.hset(key, 'hourly', `${bucket}:${Number(count) + delta}`);
+  }
+
   it('names exactly the key whose counter was tampered with (exit 1)', async () => {
     // given a's hourly counter lowered by one behind the engine's back
-    const keys = await redis.client.keys(`tally:v1:*:w:${policy}:hourly:*:a`);
+    const keys = await redis.client.keys(`tally:v1:*:pk:${policy}:*:a`);
     expect(keys).toHaveLength(1);
-    await redis.client.hincrby(keys[0], 'c', -1);
+    await addToHourly(keys[0], -1);
 
     const run = await reconcile('--json');
     const text = await reconcile('--tenant', tenant);
@@ -251,8 +257,8 @@ describe('tally reconcile --enforcement', () => {
 
   it('warns while decisions wait in the outbox: their counters are ahead of the projection', async () => {
     // given the tampered counter repaired and one more decision not yet relayed
-    const keys = await redis.client.keys(`tally:v1:*:w:${policy}:hourly:*:a`);
-    await redis.client.hincrby(keys[0], 'c', 1);
+    const keys = await redis.client.keys(`tally:v1:*:pk:${policy}:*:a`);
+    await addToHourly(keys[0], 1);
     expect((await decide('c', 1)).allowed).toBe(true);
 
     const run = await reconcile('--json', '--policy', policy);

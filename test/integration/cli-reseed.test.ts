@@ -38,11 +38,15 @@ describe('tally reseed', () => {
   let set: PolicySet;
 
   const decide = (principal: string, cost: number) => sut.decide({ selectors: { tenant, principal }, cost });
-  const windowKeys = async () => (await scanKeys(opsRedis, `tally:v1:*:w:${policyName}:*`)).sort();
+  // One state hash per principal (policy key), one field per window (decide.lua).
+  const windowKeys = async () => (await scanKeys(opsRedis, `tally:v1:*:pk:${policyName}:*`)).sort();
+  const SUSTAINED = ['hourly', 'sliding', 'monthly'];
+  /** The sustained windows' state, per `<key>|<window>`: what reseed rebuilds (the burst and `_e` aside). */
   const snapshot = async () => {
-    const out: Record<string, Record<string, string>> = {};
+    const out: Record<string, string> = {};
     for (const key of await windowKeys())
-      if (!key.includes(':burst:')) out[key] = await opsRedis.hgetall(key);
+      for (const [field, value] of Object.entries(await opsRedis.hgetall(key)))
+        if (SUSTAINED.includes(field)) out[`${key}|${field}`] = value;
     return out;
   };
 
@@ -156,14 +160,19 @@ describe('tally reseed', () => {
 
   it('never lowers a counter that is higher than the ledger says', async () => {
     // given b's hourly counter is now 10 in Redis (5 from the ledger, 5 just spent and not yet published)
-    const hourly = (await windowKeys()).find((k) => k.includes(':hourly:') && k.endsWith(':b'));
+    const hourly = (await windowKeys()).find((k) => k.endsWith(':b'));
     expect(hourly).toBeDefined();
-    const stored = await opsRedis.hgetall(hourly as string);
+    const stored = await opsRedis.hget(hourly as string, 'hourly');
+    expect(stored).not.toBeNull();
 
     const result = await reseed({ ledger, redis: opsRedis }, { policiesFile, shards: SHARDS, nowMs: now });
 
-    expect(await opsRedis.hgetall(hourly as string)).toEqual(stored);
-    expect(result.keys.find((k) => k.key === hourly)).toMatchObject({ before: 10, after: 10, raised: false });
+    expect(await opsRedis.hget(hourly as string, 'hourly')).toEqual(stored);
+    expect(result.keys.find((k) => k.key === hourly && k.window === 'hourly')).toMatchObject({
+      before: 10,
+      after: 10,
+      raised: false,
+    });
   });
 
   it('runs as `tally reseed --json` with the Redis clock and reports what it did', async () => {

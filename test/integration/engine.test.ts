@@ -19,6 +19,7 @@ import {
   idempotencyKey,
   shardKeys,
   shardOf,
+  unpackWindowState,
   type Decision,
   type DecisionRequest,
   type EngineOptions,
@@ -135,45 +136,60 @@ describe(DecisionService.name, () => {
     { algorithm: 'token_bucket', limit: 10, periodMs: 60_000, maxStepMs: 9_000 },
     { algorithm: 'calendar_month', limit: 10, periodMs: 31 * 86_400_000, maxStepMs: 9 * 86_400_000 },
   ])('$algorithm: the Lua script agrees with the TS mirror', ({ algorithm, limit, periodMs, maxStepMs }) => {
-    it('step by step on a random walk around load factor 1.0 (results and stored hash)', async () => {
-      const name = uniqueName('mirror');
-      const spec = win('w', algorithm, limit, periodMs);
-      use(policy(name, [spec]));
-      const tenant = uniqueName('t');
-      const random = prng(42);
-      let mirror: WindowState = {};
-      let now = T0;
-      let denials = 0;
-      for (let step = 0; step < 120; step++) {
-        now += Math.floor(random() * random() * maxStepMs);
-        const cost = Math.floor(random() * 5);
-        fixedNow = now;
-        const decision = await sut.decide({ selectors: { tenant, principal: 'p' }, cost });
-        const expected = evaluateWindow(spec, mirror, now, cost);
-        const window = decision.policies[0].windows[0];
-        expect({
-          step,
-          allowed: decision.allowed,
-          remaining: window.remaining,
-          reset_ms: window.reset_ms,
-          retry: decision.retry_after_ms,
-        }).toEqual({
-          step,
-          allowed: expected.allowed,
-          remaining: expected.remaining,
-          reset_ms: expected.resetMs,
-          retry: expected.retryAfterMs,
-        });
-        if (!expected.allowed) denials++;
-        mirror = expected.nextState;
-      }
-      const state = await sut.state(name, { tenant, principal: 'p' });
-      expect(state.ok).toBe(true);
-      const stored = await redis.hgetall(`tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:w:${tenant}:p`);
-      expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
-      // the walk must have hit the limit often, or it proved little about the edge
-      expect(denials).toBeGreaterThan(10);
-    });
+    // decide.lua answers the usual allowed decision on its fast path and everything else on its
+    // general path (docs/adr/0008-one-hash-per-policy-key.md): the walk runs through both, and once
+    // more with an idempotency key on every step, which takes the general path for every step.
+    it.each([
+      ['fast and general paths', false],
+      ['the general path only', true],
+    ])(
+      'step by step on a random walk around load factor 1.0 (results and stored hash), %s',
+      async (_, idempotent) => {
+        const name = uniqueName('mirror');
+        const spec = win('w', algorithm, limit, periodMs);
+        use(policy(name, [spec]));
+        const tenant = uniqueName('t');
+        const random = prng(42);
+        let mirror: WindowState = {};
+        let now = T0;
+        let denials = 0;
+        for (let step = 0; step < 120; step++) {
+          now += Math.floor(random() * random() * maxStepMs);
+          const cost = Math.floor(random() * 5);
+          fixedNow = now;
+          const decision = await sut.decide({
+            selectors: { tenant, principal: 'p' },
+            cost,
+            ...(idempotent ? { idempotency_key: `walk-${step}` } : {}),
+          });
+          const expected = evaluateWindow(spec, mirror, now, cost);
+          const window = decision.policies[0].windows[0];
+          expect({
+            step,
+            allowed: decision.allowed,
+            remaining: window.remaining,
+            reset_ms: window.reset_ms,
+            retry: decision.retry_after_ms,
+          }).toEqual({
+            step,
+            allowed: expected.allowed,
+            remaining: expected.remaining,
+            reset_ms: expected.resetMs,
+            retry: expected.retryAfterMs,
+          });
+          if (!expected.allowed) denials++;
+          mirror = expected.nextState;
+        }
+        const state = await sut.state(name, { tenant, principal: 'p' });
+        expect(state.ok).toBe(true);
+        // the window `w` is one field of the policy key's state hash, packed (decide.lua)
+        const field = await redis.hget(`tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`, 'w');
+        const stored = unpackWindowState(algorithm, field);
+        expect(Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Number(v)]))).toEqual(mirror);
+        // the walk must have hit the limit often, or it proved little about the edge
+        expect(denials).toBeGreaterThan(10);
+      },
+    );
   });
 
   it('allows exactly the limit out of 500 parallel decisions', async () => {
@@ -191,11 +207,12 @@ describe(DecisionService.name, () => {
   });
 
   it('sets a window expiry when its bucket begins, and it outlives the bucket while the bucket is in use', async () => {
-    // given a fixed and a sliding window of one minute (the token bucket refreshes on every write)
+    // given a fixed and a sliding window of one minute (the token bucket refreshes once per period),
+    // which share their policy key's state hash: one key, one expiry
     const name = uniqueName('expiry');
     use(policy(name, [win('f', 'fixed_window', 100, 60_000), win('s', 'sliding_window', 100, 60_000)]));
     const tenant = uniqueName('t');
-    const keyOf = (w: string) => `tally:v1:{s${shardOf(tenant, SHARDS)}}:w:${name}:${w}:${tenant}:p`;
+    const keyOf = (_window: string) => `tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`;
     const bucket = Date.UTC(2026, 10, 30, 9, 0, 0);
     const decide = async (at: number) => {
       fixedNow = at;
@@ -225,6 +242,39 @@ describe(DecisionService.name, () => {
       expect(pttl).toBeGreaterThan(119_000);
       expect(pttl).toBeGreaterThanOrEqual(next[i].reset_ms);
     }
+  });
+
+  it("extends a token bucket's expiry once per period, and it always outlives the bucket's refill", async () => {
+    // given a token bucket of one minute: its state matters for a period after each write
+    const name = uniqueName('tb-expiry');
+    use(policy(name, [win('t', 'token_bucket', 100, 60_000)]));
+    const tenant = uniqueName('t');
+    const key = `tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:p`;
+    const t0 = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const decide = async (at: number) => {
+      fixedNow = at;
+      const d = await sut.decide({ selectors: { tenant, principal: 'p' }, cost: 1 });
+      expect(d.allowed).toBe(true);
+      return d.policies[0].windows[0];
+    };
+
+    // when the first write sets the expiry: two periods, past the refill
+    const first = await decide(t0);
+    expect(await redis.pttl(key)).toBeGreaterThan(119_000);
+    expect(await redis.pttl(key)).toBeGreaterThanOrEqual(first.reset_ms);
+    expect(await redis.hget(key, '_e')).toBe(String(t0 + 120_000));
+
+    // when a write within the period needs no more than that (the expiry shortened to tell them apart)
+    await redis.pexpire(key, 90_000);
+    await decide(t0 + 30_000);
+    // then no PEXPIRE: `_e` (t0 + 120 s) is past this write's period (t0 + 90 s)
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(90_000);
+
+    // when a write needs the hash past `_e` (t0 + 70 s + a period > t0 + 120 s), the expiry moves again
+    const later = await decide(t0 + 70_000);
+    expect(await redis.pttl(key)).toBeGreaterThan(119_000);
+    expect(await redis.pttl(key)).toBeGreaterThanOrEqual(later.reset_ms);
+    expect(await redis.hget(key, '_e')).toBe(String(t0 + 70_000 + 120_000));
   });
 
   it('a burst denial consumes nothing from sustained, and a sustained denial nothing from burst', async () => {

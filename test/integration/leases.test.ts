@@ -12,6 +12,7 @@ import {
   parseLeaseId,
   shardKeys,
   shardOf,
+  unpackWindowState,
   type Decision,
   type EngineOptions,
 } from '@tally/engine';
@@ -182,13 +183,14 @@ describe('concurrency windows and leases', () => {
     const name = uniqueName('both');
     use(policy(name, [inflight(2), rate(3)]));
     const tenant = uniqueName('t');
-    const rateKey = zsetOf(tenant, name, 'rate');
+    // the rate window is the field `rate` of its policy key's state hash (`<bucket>:<count>`)
+    const rateKey = `tally:v1:{s${shardOf(tenant, SHARDS)}}:pk:${name}:${tenant}:${tenant}`;
     // concurrency refuses (2 in flight): the rate window keeps its count
     const [a, b] = [await decide(tenant), await decide(tenant)];
     expect([a.allowed, b.allowed]).toEqual([true, true]);
     const refusedByConcurrency = await decide(tenant);
     expect(refusedByConcurrency).toMatchObject({ kind: 'denied', reason: 'burst_quota_exhausted' });
-    expect(await redis.hget(rateKey, 'c')).toBe('2');
+    expect(unpackWindowState('fixed_window', await redis.hget(rateKey, 'rate')).c).toBe('2');
     // rate refuses (3 of 3 after one more): the concurrency window takes nothing
     await leases.release(a.lease?.id ?? '', null);
     const c = await decide(tenant);

@@ -81,7 +81,9 @@ export function decideArgs(
     plan.payloadJson,
     windows.length,
   );
-  for (const w of windows) args.push(ALGORITHM_CODES[w.algorithm], w.limit, w.periodMs, w.mode, w.denialTag);
+  // The algorithm's letter then the window's name: its field in the policy state hash (decide.lua).
+  for (const w of windows)
+    args.push(ALGORITHM_CODES[w.algorithm] + w.name, w.limit, w.periodMs, w.mode, w.denialTag);
   // Overrides: per applicable policy its field, first window (1-based) and window count.
   args.push(fields.length);
   let first = 1;

@@ -40,11 +40,12 @@ describe(planDecision.name, () => {
     );
     if (!sut.ok) throw new Error(sut.refusal.message);
     const { plan } = sut;
+    // the rate windows of one policy key share its state hash
     expect(plan.windows.map((w) => [w.redisKey, w.mode, w.denialTag])).toEqual([
-      ['tally:v1:{s47}:w:api:burst:acme:svc-42', 0, 'api|svc-42|burst_quota_exhausted'],
-      ['tally:v1:{s47}:w:api:sustained:acme:svc-42', 0, 'api|svc-42|sustained_quota_exhausted'],
-      ['tally:v1:{s47}:w:trial:burst:acme:acme', 1, 'trial|acme|burst_quota_exhausted'],
-      ['tally:v1:{s47}:w:trial:sustained:acme:acme', 1, 'trial|acme|sustained_quota_exhausted'],
+      ['tally:v1:{s47}:pk:api:acme:svc-42', 0, 'api|svc-42|burst_quota_exhausted'],
+      ['tally:v1:{s47}:pk:api:acme:svc-42', 0, 'api|svc-42|sustained_quota_exhausted'],
+      ['tally:v1:{s47}:pk:trial:acme:acme', 1, 'trial|acme|burst_quota_exhausted'],
+      ['tally:v1:{s47}:pk:trial:acme:acme', 1, 'trial|acme|sustained_quota_exhausted'],
     ]);
     expect(plan.idempotencyRedisKey).toBe(
       'tally:v1:{s47}:idem.sha256:acme:8qzNu1aDjPoR7IjBwOyWsGGwIDtCJ4m2U4mXZ6ze4kQ',
@@ -122,7 +123,7 @@ describe(planDecision.name, () => {
       context(policy('api', { key: ['token'] })),
     );
     if (!sut.ok) throw new Error(sut.refusal.message);
-    expect(sut.plan.windows[0].redisKey).toMatch(/^tally:v1:\{s46\}:w:api:burst:_:t_/);
+    expect(sut.plan.windows[0].redisKey).toMatch(/^tally:v1:\{s46\}:pk:api:_:t_/);
     expect(JSON.stringify(sut.plan)).not.toContain('sk-secret-value');
   });
 
@@ -334,15 +335,8 @@ describe('Envoy RLS requests (wholeDescriptor, windowOverride)', () => {
     expect(
       sut.plan.windows.map((w) => [w.policy.name, w.name, w.limit, w.periodMs, w.redisKey, w.mode]),
     ).toEqual([
-      ['api', 'envoy_override_hour', 50, 3_600_000, 'tally:v1:{s47}:w:api:envoy_override_hour:acme:acme', 0],
-      [
-        'trial',
-        'envoy_override_hour',
-        50,
-        3_600_000,
-        'tally:v1:{s47}:w:trial:envoy_override_hour:acme:acme',
-        1,
-      ],
+      ['api', 'envoy_override_hour', 50, 3_600_000, 'tally:v1:{s47}:pk:api:acme:acme', 0],
+      ['trial', 'envoy_override_hour', 50, 3_600_000, 'tally:v1:{s47}:pk:trial:acme:acme', 1],
     ]);
     expect(above.ok ? null : above.refusal.code).toBe('cost.too_large');
   });

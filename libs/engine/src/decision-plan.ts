@@ -19,6 +19,7 @@ import {
   idempotencyKey,
   overrideField,
   overridesKey,
+  policyStateKey,
   shardKeys,
   shardOf,
   windowKey,
@@ -40,6 +41,10 @@ export interface PlannedWindow {
   readonly algorithm: Policy['windows'][number]['algorithm'];
   readonly limit: number;
   readonly periodMs: number;
+  /**
+   * The window's state: its policy key's hash for a rate window (`policyStateKey`, shared by every
+   * rate window of the policy key, one field each), its own sorted set for a concurrency window.
+   */
   readonly redisKey: string;
   /** 0 = enforce; k > 0 = the k-th shadow policy of the decision (a shadow policy commits all-or-nothing). */
   readonly mode: number;
@@ -158,7 +163,11 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
         algorithm: w.algorithm,
         limit: w.limit,
         periodMs: w.periodMs,
-        redisKey: windowKey(shard, scope, policy.name, w.name, key),
+        // Rate windows of one policy key share its hash; a concurrency window has its sorted set.
+        redisKey:
+          w.algorithm === 'concurrency'
+            ? windowKey(shard, scope, policy.name, w.name, key)
+            : policyStateKey(shard, scope, policy.name, key),
         mode,
         denialTag: denialTag(
           policy.name,

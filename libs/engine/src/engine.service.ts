@@ -17,6 +17,7 @@ import type { DegradedEntry } from './degraded-entry';
 import type { BackendFailure } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
 import type { EngineOptions } from './engine.options';
+import { unpackWindowState } from './policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
 import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
 
@@ -146,10 +147,11 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     return this.step(async () => {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));
-      // A concurrency window is a sorted set (decide.lua): read as member → expiry.
+      // A concurrency window is a sorted set (decide.lua): read as member → expiry. A rate window is
+      // one field of its policy's state hash, unpacked into the fields the view names.
       for (const w of plan.windows)
         if (w.algorithm === 'concurrency') pipeline.zrange(w.redisKey, '0', '-1', 'WITHSCORES');
-        else pipeline.hgetall(w.redisKey);
+        else pipeline.hget(w.redisKey, w.name);
       // After a failover the slot map may still name the old master: followed as durable steps do, or
       // every state read of those slots fails (and counts toward the breaker) until the next refresh.
       const replies = (await this.execFollowing(pipeline)) ?? [];
@@ -159,7 +161,11 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
         outcome: parseDecideReply(replies[0][1], plan.windows.length),
         hashes: replies
           .slice(1)
-          .map(([, h]) => (Array.isArray(h) ? pairs(h as string[]) : (h as Record<string, string>))),
+          .map(([, h], i) =>
+            Array.isArray(h)
+              ? pairs(h as string[])
+              : unpackWindowState(plan.windows[i].algorithm, h as string | null),
+          ),
       };
     });
   }

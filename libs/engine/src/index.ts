@@ -45,12 +45,15 @@ export {
   leaseIdOf,
   leaseKey,
   parseLeaseId,
+  parsePolicyStateKey,
   parseWindowKey,
+  policyStateKey,
   shardKeys,
   shardOf,
   windowKey,
 } from './keys';
 export type { ShardKeys, WindowKeyParts } from './keys';
+export { POLICY_STATE_EXPIRY_FIELD, unpackWindowState } from './policy-state-hash';
 export {
   OverridesService,
   keyOnWire,

@@ -11,7 +11,9 @@ import {
   overrideField,
   overrideIndexKey,
   overridesKey,
+  parsePolicyStateKey,
   parseWindowKey,
+  policyStateKey,
   shardKeys,
   shardOf,
   windowKey,
@@ -64,6 +66,34 @@ describe('keys', () => {
     expect(windowKey(shard, encodeScope(undefined), 'notary', 'sustained', 'svc-42:evaluate')).toBe(
       'tally:v1:{s47}:w:notary:sustained:_:svc-42:evaluate',
     );
+  });
+
+  it('builds one state hash per policy key for its rate windows, scoped by tenant', () => {
+    const shard = shardKeys(47);
+    expect(policyStateKey(shard, encodeScope('acme'), 'notary', 'svc-42')).toBe(
+      'tally:v1:{s47}:pk:notary:acme:svc-42',
+    );
+    expect(policyStateKey(shard, encodeScope(undefined), 'notary', 'svc-42:evaluate')).toBe(
+      'tally:v1:{s47}:pk:notary:_:svc-42:evaluate',
+    );
+  });
+
+  it('parses a policy state key back into tenant and key, for that policy only', () => {
+    expect(parsePolicyStateKey('tally:v1:{s47}:pk:notary:a%3Ab:svc:1', 'notary')).toEqual({
+      tenant: 'a:b',
+      key: 'svc:1',
+    });
+    expect(parsePolicyStateKey('tally:v1:{s47}:pk:notary:_:svc', 'notary')).toEqual({
+      tenant: null,
+      key: 'svc',
+    });
+    for (const other of [
+      'tally:v1:{s1}:pk:notary2:acme:k',
+      'tally:v1:{s1}:w:notary:burst:acme:k',
+      'tally:v1:{s1}:pk:notary:acme',
+      'tally:v2:{s1}:pk:notary:acme:k',
+    ])
+      expect(parsePolicyStateKey(other, 'notary')).toBeNull();
   });
 
   it('builds the idempotency key from the scope and the base64url SHA-256 of the caller key', () => {

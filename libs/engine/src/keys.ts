@@ -94,6 +94,18 @@ export function windowKey(
   return `${shard.base}:w:${policy}:${window}:${scope}:${key}`;
 }
 
+/**
+ * One hash per policy key for its rate windows (every algorithm but `concurrency`, whose window keeps a
+ * sorted set of its own under `windowKey`): `tally:v1:{s<N>}:pk:<policy>:<scope>:<key>`, one field
+ * per window (its state packed: `policy-state-hash.ts`) and `_e`, the hash's expiry. decide.lua reads
+ * and writes a policy's windows with one command each (docs/adr/0008-one-hash-per-policy-key.md).
+ * The segment `pk` replaced the per-window `w` hashes of rate windows: a version that knows only `w`
+ * never reads these, and this one never reads those (the upgrade starts rate windows afresh).
+ */
+export function policyStateKey(shard: ShardKeys, scope: string, policy: string, key: string): string {
+  return `${shard.base}:pk:${policy}:${scope}:${key}`;
+}
+
 /** The tenant and policy key of one window hash (see `parseWindowKey`). */
 export interface WindowKeyParts {
   /** null: the no-tenant scope (`_`). */
@@ -114,6 +126,18 @@ export function parseWindowKey(redisKey: string, policy: string, window: string)
   const head = `${policy}:${window}:`;
   if (m === null || !m[1].startsWith(head)) return null;
   const rest = m[1].slice(head.length);
+  const colon = rest.indexOf(':');
+  if (colon < 0) return null;
+  return { tenant: decodeScope(rest.slice(0, colon)), key: rest.slice(colon + 1) };
+}
+
+const POLICY_STATE_KEY = new RegExp(`^${KEY_PREFIX}:\\{s\\d+\\}:pk:(.*)$`);
+
+/** Inverse of `policyStateKey` for a known policy (the caller scanned for it), as `parseWindowKey`. */
+export function parsePolicyStateKey(redisKey: string, policy: string): WindowKeyParts | null {
+  const m = POLICY_STATE_KEY.exec(redisKey);
+  if (m === null || !m[1].startsWith(`${policy}:`)) return null;
+  const rest = m[1].slice(policy.length + 1);
   const colon = rest.indexOf(':');
   if (colon < 0) return null;
   return { tenant: decodeScope(rest.slice(0, colon)), key: rest.slice(colon + 1) };

@@ -1,13 +1,11 @@
 import { shardOf } from '@tally/engine';
 import { describe, expect, it } from 'vitest';
-import { windowKeyPattern } from './enforcement-keys';
+import { policyStateKeyPattern } from './enforcement-keys';
 
-describe(windowKeyPattern.name, () => {
+describe(policyStateKeyPattern.name, () => {
   it('matches every shard, or the one tenant with glob characters escaped', () => {
-    expect(windowKeyPattern('p', 'hourly')).toBe('tally:v1:{s*}:w:p:hourly:*');
+    expect(policyStateKeyPattern('p')).toBe('tally:v1:{s*}:pk:p:*');
     const shard = shardOf('a*b', 64);
-    expect(windowKeyPattern('p', 'hourly', { name: 'a*b', shards: 64 })).toBe(
-      `tally:v1:{s${shard}}:w:p:hourly:a\\*b:*`,
-    );
+    expect(policyStateKeyPattern('p', { name: 'a*b', shards: 64 })).toBe(`tally:v1:{s${shard}}:pk:p:a\\*b:*`);
   });
 });

@@ -9,15 +9,14 @@ function escapeGlob(text: string): string {
 }
 
 /**
- * SCAN pattern of the window hashes of one policy window (engine `windowKey` layout): every shard,
- * or, for one tenant, its own shard and scope.
+ * SCAN pattern of the state hashes of one policy (engine `policyStateKey` layout: one hash per policy
+ * key holds its rate windows): every shard, or, for one tenant, its own shard and scope.
  */
-export function windowKeyPattern(
+export function policyStateKeyPattern(
   policy: string,
-  window: string,
   tenant?: { readonly name: string; readonly shards: number },
 ): string {
-  if (tenant === undefined) return `${KEY_PREFIX}:{s*}:w:${policy}:${window}:*`;
+  if (tenant === undefined) return `${KEY_PREFIX}:{s*}:pk:${policy}:*`;
   const shard = shardKeys(shardOf(tenant.name, tenant.shards));
-  return `${escapeGlob(shard.base)}:w:${policy}:${window}:${escapeGlob(encodeScope(tenant.name))}:*`;
+  return `${escapeGlob(shard.base)}:pk:${policy}:${escapeGlob(encodeScope(tenant.name))}:*`;
 }

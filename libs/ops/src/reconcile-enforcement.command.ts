@@ -1,7 +1,7 @@
-import { allShardKeys, parseWindowKey } from '@tally/engine';
+import { allShardKeys, parsePolicyStateKey, unpackWindowState } from '@tally/engine';
 import { NamespaceReader, ProjectionNamespaces, type AuditEntry } from '@tally/projections';
 import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
-import { windowKeyPattern } from './enforcement-keys';
+import { policyStateKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
@@ -111,15 +111,18 @@ async function readCounters(
 ): Promise<void> {
   const { name: policy } = window.policy;
   const tenant = options.tenant === undefined ? undefined : { name: options.tenant, shards: options.shards };
-  const keys = await scanKeys(redis, windowKeyPattern(policy, window.window.name, tenant));
-  // Window hashes live in every shard's slot: one command each (a Cluster pipeline must stay in a slot).
+  const keys = await scanKeys(redis, policyStateKeyPattern(policy, tenant));
+  // State hashes live in every shard's slot: one command each (a Cluster pipeline must stay in a slot).
+  // The window is one field of its policy's hash; a hash without it has not counted this window.
+  const { name, algorithm } = window.window;
   for (let i = 0; i < keys.length; i += 200) {
     const chunk = keys.slice(i, i + 200);
-    const hashes = await Promise.all(chunk.map((key) => redis.hgetall(key)));
+    const values = await Promise.all(chunk.map((key) => redis.hget(key, name)));
     chunk.forEach((key, j) => {
-      const parts = parseWindowKey(key, policy, window.window.name);
+      const parts = parsePolicyStateKey(key, policy);
       if (parts === null || (options.tenant !== undefined && parts.tenant !== options.tenant)) return;
-      comparison.addCounter(window, parts.tenant, parts.key, hashes[j]);
+      if (values[j] === null) return;
+      comparison.addCounter(window, parts.tenant, parts.key, unpackWindowState(algorithm, values[j]));
     });
   }
 }

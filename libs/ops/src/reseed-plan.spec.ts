@@ -1,4 +1,4 @@
-import { encodeScope, shardKeys, shardOf, windowKey } from '@tally/engine';
+import { encodeScope, policyStateKey, shardKeys, shardOf } from '@tally/engine';
 import type { UsageEventV1 } from '@tally/events';
 import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
@@ -62,8 +62,7 @@ function usage(timeMs: number, cost: number, over: Partial<UsageEventV1['data']>
   };
 }
 
-const key = (window: string) =>
-  windowKey(shardKeys(shardOf('acme', SHARDS)), encodeScope('acme'), 'p', window, 'svc%3A1');
+const key = () => policyStateKey(shardKeys(shardOf('acme', SHARDS)), encodeScope('acme'), 'p', 'svc%3A1');
 
 describe(sustainedWindows.name, () => {
   it('keeps fixed and sliding windows of an hour or more and calendar months of enabled policies', () => {
@@ -85,14 +84,12 @@ describe(ReseedAccumulator.name, () => {
     sut.add(usage(Date.UTC(2026, 10, 30, 8, 55), 2)); // previous hour: sliding `p` and month only
     sut.add(usage(Date.UTC(2026, 10, 2), 7)); // earlier this month: month only
 
-    const targets = sut.targets().map((t) => [t.key, t.code, t.count, t.previous]);
-    expect(targets).toEqual(
-      [
-        [key('hourly'), 'f', 3, 0],
-        [key('monthly'), 'c', 12, 0],
-        [key('sliding'), 's', 3, 2],
-      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-    );
+    const targets = sut.targets().map((t) => [t.key, t.window, t.code, t.count, t.previous]);
+    expect(targets).toEqual([
+      [key(), 'hourly', 'f', 3, 0],
+      [key(), 'monthly', 'c', 12, 0],
+      [key(), 'sliding', 's', 3, 2],
+    ]);
   });
 
   it('skips degraded usage, duplicates, and shadow policies whose windows would have denied', () => {

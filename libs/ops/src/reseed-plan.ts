@@ -1,4 +1,4 @@
-import { encodeScope, shardKeys, shardOf, utcMonthOf, windowKey } from '@tally/engine';
+import { encodeScope, policyStateKey, shardKeys, shardOf, utcMonthOf } from '@tally/engine';
 import type { UsageEventV1 } from '@tally/events';
 import { keyOf, type NormalizedSelectors, type Policy, type PolicySet, type WindowSpec } from '@tally/policy';
 
@@ -55,8 +55,9 @@ export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): 
   return out;
 }
 
-/** What to write into one window hash (see reseed.lua). */
+/** What to write into one window of a policy state hash (see reseed.lua). */
 export interface ReseedTarget {
+  /** The policy key's state hash (`policyStateKey`); the window is its field `window`. */
   readonly key: string;
   readonly policy: string;
   readonly window: string;
@@ -117,8 +118,10 @@ export class ReseedAccumulator {
           w.code === 'c' ? utcMonthOf(timeMs).index : Math.floor(timeMs / w.window.periodMs);
         const current = eventBucket === w.bucket;
         if (!current && !(w.code === 's' && eventBucket === w.bucket - 1)) continue;
-        const redisKey = windowKey(shard, scope, w.policy.name, w.window.name, key.value);
-        const target = this.targetsByKey.get(redisKey) ?? {
+        const redisKey = policyStateKey(shard, scope, w.policy.name, key.value);
+        // One target per window: a policy's windows share its hash (one field each).
+        const id = `${redisKey}\n${w.window.name}`;
+        const target = this.targetsByKey.get(id) ?? {
           key: redisKey,
           policy: w.policy.name,
           window: w.window.name,
@@ -130,15 +133,16 @@ export class ReseedAccumulator {
         };
         if (current) target.count += event.data.cost;
         else target.previous += event.data.cost;
-        this.targetsByKey.set(redisKey, target);
+        this.targetsByKey.set(id, target);
         counted = true;
       }
     }
     if (counted) this.counted++;
   }
 
-  /** Sorted by key, so two runs write in the same order. */
+  /** Sorted by key and window, so two runs write in the same order. */
   targets(): ReseedTarget[] {
-    return [...this.targetsByKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const id = (t: ReseedTarget) => `${t.key}\n${t.window}`;
+    return [...this.targetsByKey.values()].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
   }
 }

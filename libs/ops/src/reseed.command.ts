@@ -130,7 +130,7 @@ async function writeTargets(redis: RedisClient, targets: readonly ReseedTarget[]
   for (let i = 0; i < targets.length; i += 200) {
     const chunk = targets.slice(i, i + 200);
     const replies = await Promise.all(
-      chunk.map((t) => run(t.key, t.code, t.bucket, t.count, t.previous, t.ttlMs)),
+      chunk.map((t) => run(t.key, t.code, t.bucket, t.count, t.previous, t.ttlMs, t.window)),
     );
     chunk.forEach((t, j) => {
       const [written, cBefore, cAfter, pBefore, pAfter] = replies[j].map(Number);

@@ -68,6 +68,28 @@ export function decideArgs(engine, options) {
   return engine.decideArgs(benchPlan(engine, options), 0);
 }
 
+/**
+ * The same decision in the argument layout decide.lua took before the policy state hashes
+ * (docs/adr/0008-one-hash-per-policy-key.md): one hash per window (`…:w:<policy>:<window>:…`) and
+ * the algorithm's letter alone. The issue-time script (61f73be) and the script before that change
+ * (`BENCH_DECIDE_BASELINE`, `BENCH_DECIDE_BEFORE`) are measured with these, so each row runs with the
+ * keys it was written for. Built from today's plan: only the window keys and codes differ.
+ */
+export function decideArgsOneHashPerWindow(engine, options) {
+  const plan = benchPlan(engine, options);
+  const args = engine.decideArgs(plan, 0);
+  const keys = Number(args[0]);
+  const scope = engine.encodeScope(options.tenant);
+  plan.windows.forEach((w, i) => {
+    const { key } = plan.policies.find((p) => p.policy === w.policy);
+    args[1 + 2 + i] = engine.windowKey(plan.shard, scope, w.policy.name, w.name, key);
+    // ARGV begins after numkeys and the keys: 6 fixed arguments, then 5 per window, its code first.
+    const code = 1 + keys + 6 + 5 * i;
+    args[code] = String(args[code]).slice(0, 1);
+  });
+  return args;
+}
+
 /** The plan of that decision (its override fields and keys, for seeding overrides). */
 export function benchPlan(
   engine,

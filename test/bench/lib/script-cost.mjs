@@ -5,13 +5,28 @@
 // so the machine's drift hits each alike; the minimum over the slices is the cost with the least
 // interference from other processes, the median what a busy machine sees. Private Redis only:
 // RESETSTAT would wipe the statistics of a shared one.
+// Two workloads: `reused` (the 500 principals again and again: state read and rewritten) and `fresh`
+// (a new principal on every call, as distinct tenants in the RLS and HTTP benches and multi-tenant
+// traffic: every call creates its keys and their expiry entries, which dominate there). A third,
+// `denied` (limits of 1: after a principal's first call every call is denied), prices the denial path,
+// which counts a denial instead of writing windows and the outbox.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchPlan, decideArgs } from './decide-args.mjs';
+import { benchPlan, decideArgs, decideArgsOneHashPerWindow } from './decide-args.mjs';
 import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
 export const MINIMAL_LUA_PATH = join(ROOT, 'test/bench/lua/decide.minimal.lua');
+/** The bench decision with decide.lua's guarantees and no other Lua (test/bench/lua/decide.floor.lua). */
+export const FLOOR_LUA_PATH = join(ROOT, 'test/bench/lua/decide.floor.lua');
+
+/** The same arguments with every window's limit 1 (ARGV: 6 fixed, then 5 per window, limit second). */
+function limitsOfOne(args) {
+  const keys = Number(args[0]);
+  const windows = Number(args[1 + keys + 5]);
+  for (let w = 0; w < windows; w++) args[1 + keys + 6 + 5 * w + 1] = 1;
+  return args;
+}
 
 function usecPerCall(info, command) {
   const m = new RegExp(`cmdstat_${command}:calls=(\\d+),usec=(\\d+)`).exec(info);
@@ -47,9 +62,12 @@ async function seedOverrides(redis, engine, present) {
 }
 
 /**
- * @param scripts `[{ name, path, concurrency?, overrides? }]`, each run with decide.lua's arguments (with
- *   `concurrency`, those of the bench policy with a concurrency window added; with `overrides: true`,
- *   while an override of every bench key is stored).
+ * @param scripts `[{ name, path, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
+ *   decide.lua's arguments (with `concurrency`, those of the bench policy with a concurrency window
+ *   added; with `overrides: true`, while an override of every bench key is stored; with `fresh: true`,
+ *   a new principal on every call; with `denied: true`, every window's limit 1 (denials, counted in the
+ *   shard's denial hash); with `perWindow: true`, in the layout of one hash per window that
+ *   scripts before the policy state hashes take: `decideArgsOneHashPerWindow`).
  * @returns per script `{ name, evalsha: {min, median}, xadd: {min, median} }` in µs per call.
  */
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
@@ -58,23 +76,28 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
     loaded.push({ ...s, sha: await redis.script('LOAD', readFileSync(s.path, 'utf8')) });
   const samples = loaded.map(() => ({ evalsha: [], xadd: [] }));
   await redis.flushall();
+  let fresh = 0;
   for (let k = 0; k < slices; k++) {
     for (let i = 0; i < loaded.length; i++) {
       if (loaded[i].overrides) await seedOverrides(redis, engine, true);
       await redis.config('RESETSTAT');
+      const layout = loaded[i].perWindow === true ? decideArgsOneHashPerWindow : decideArgs;
+      const argsOf = loaded[i].denied === true ? (e, o) => limitsOfOne(layout(e, o)) : layout;
       for (let n = 0; n < calls; n += 100) {
         const pipeline = redis.pipeline();
         for (let j = 0; j < 100; j++)
           pipeline.evalsha(
             loaded[i].sha,
-            ...decideArgs(engine, {
+            ...argsOf(engine, {
               tenant: 'bench',
-              principal: `p${(n + j) % 500}`,
+              principal: loaded[i].fresh === true ? `f${++fresh}` : `p${(n + j) % 500}`,
               concurrency: loaded[i].concurrency === true,
             }),
           );
+        const expected = loaded[i].denied === true ? [0, 1] : [1];
         for (const [error, reply] of await pipeline.exec())
-          if (error || reply[0] !== 1) throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
+          if (error || !expected.includes(reply[0]))
+            throw new Error(`${loaded[i].name}: ${String(error ?? reply)}`);
       }
       const info = await redis.info('commandstats');
       if (loaded[i].overrides) await seedOverrides(redis, engine, false);

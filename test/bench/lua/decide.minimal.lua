@@ -1,7 +1,8 @@
 --[[ decide.minimal.lua: the floor decide.lua is compared with in the hot-path bench (its script cost
 phase), not a limiter: one Redis clock read, two windows read and written with their expiry, one outbox
-append, a fixed reply. It takes decide.lua's own arguments (the same KEYS and ARGV legend, see
-libs/engine/src/lua/decide.lua), so the difference between the two is what decide.lua's rules cost.
+append, a fixed reply. It takes decide.lua's arguments in the layout of one hash per window (before
+docs/adr/0008-one-hash-per-policy-key.md; test/bench/lib/decide-args.mjs `decideArgsOneHashPerWindow`),
+so the difference between the two is what decide.lua's rules cost.
 KEYS[1] outbox stream, KEYS[3], KEYS[4] the two window hashes; ARGV[5] the outbox payload.
 --]]
 local t = redis.call('TIME')

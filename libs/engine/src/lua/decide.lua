@@ -3,7 +3,11 @@
 KEYS (all in one hash-tag slot {s<N>}, built by keys.ts):
   KEYS[1]        outbox stream           tally:v1:{s<N>}:outbox
   KEYS[2]        denial coalescing hash  tally:v1:{s<N>}:denials
-  KEYS[2+i]      window i state hash     tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>   (i = 1..W)
+  KEYS[2+i]      window i state key (i = 1..W): the policy key's hash for a rate window (the same key
+                 for every rate window of one policy key; see "Policy state hashes")
+                                         tally:v1:{s<N>}:pk:<policy>:<scope>:<key>
+                 a sorted set of its own for a concurrency window
+                                         tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>
   KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem.sha256:<scope>:<digest>        (only when ARGV[3] > 0)
 ARGV:
   ARGV[1]  now ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
@@ -13,7 +17,8 @@ ARGV:
   ARGV[5]  outbox payload JSON, beginning exactly with {"v":1,"outcome":"allowed",
   ARGV[6]  W, the number of windows
   then 5 per window i, at 6 + 5(i-1) + 1..5:
-    algorithm  f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
+    code       the algorithm's letter followed by the window's name (`tburst`, `fdaily`):
+               f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
                n = concurrency (period = lease TTL; see "Concurrency windows and leases" below)
     limit      positive integer
     period     ms
@@ -38,11 +43,12 @@ Nothing here re-validates what TypeScript validated; the maths mirrors window-ma
 local PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",'
 local DAY_MS = 86400000
 
+local format = string.format
+
 local function num(x)
-  -- tostring() prints %.14g (exponent form past 1e14); every stored value is an integer. Below 1e14
-  -- (nearly always) tostring is exact and cheaper than string.format.
-  if x < 1e14 then return tostring(x) end
-  return string.format('%.0f', x)
+  -- Every stored value is an integer below 2^53, which '%d' prints exactly, in half the time of
+  -- tostring() (%.14g, exponent form past 1e14): docs/benchmarks.md, "decide.lua per call".
+  return format('%d', x)
 end
 
 local floor = math.floor
@@ -109,6 +115,140 @@ local function utc_month(ms)
   return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
 end
 
+-- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
+-- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
+-- HMGET reads them all, one HSET writes them back. Fields:
+--   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
+--                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
+--                  `t<tokens * period>:<ts>` (token_bucket)
+--   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
+--                  (`_` never begins a window name)
+-- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
+-- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
+-- (it is then kept a period longer than it needs: the slack that spares the other writes).
+-- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
+-- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
+-- counter's state nor a counter a token bucket's (it starts afresh).
+
+-- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
+-- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
+-- of one policy key (one state hash), no override stored for it, and every window allows. It commits
+-- what the general path below would (every window, shadow ones too: none would deny), with the same
+-- reply and outbox entry, before the general path's closures and tables are even made: Lua time is
+-- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is
+-- evaluate()'s allowed branches, inlined; engine.test.ts walks both paths against window-math.ts.
+-- When a window denies, "Fast path, denied" (after evaluate()) answers an enforce policy's denial;
+-- anything else falls through to the general path. Both reuse the reads made here (FAST_OV, FAST_ST),
+-- and nothing is written before a fall-through.
+local FAST_OV, FAST_ST, FAST_NAMES = nil, nil, nil
+if cost > 0 and idem_ttl == 0 and w_count > 0 then
+  local key, names = KEYS[3], {}
+  local fast = true
+  for i = 1, w_count do
+    local code = ARGV[6 + 5 * (i - 1) + 1]
+    if KEYS[2 + i] ~= key or string.byte(code) == 110 then -- another key, or 'n' (a concurrency window)
+      fast = false
+      break
+    end
+    names[i] = string.sub(code, 2)
+  end
+  local base = 7 + 5 * w_count
+  local p = tonumber(ARGV[base]) or 0
+  if fast and p > 1 then fast = false end
+  if fast and p == 1 then
+    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[base + 1])
+    if FAST_OV[1] then fast = false end
+  end
+  local values
+  if fast then
+    names[w_count + 1] = '_e'
+    values = redis.call('HMGET', key, unpack(names))
+    FAST_ST, FAST_NAMES = values, names
+  end
+  local writes, reply, results = {}, { 1, now, 0, 0, '' }, {}
+  local need, keep_to = 0, 0
+  for i = 1, fast and w_count or 0 do
+    local a = 6 + 5 * (i - 1)
+    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+    local v = values[i]
+    local remaining, reset_ms, keep, until_ms, value
+    if alg == 't' then
+      local capacity = limit * period
+      local level, stt, sts = capacity, nil, nil
+      if v then stt, sts = string.match(v, '^t(%d+):(%d+)$') end
+      stt, sts = tonumber(stt), tonumber(sts)
+      if stt then level = math.min(capacity, stt + math.max(0, now - sts) * limit) end
+      local after = level - cost * period
+      if after < 0 then
+        fast = false
+        break
+      end
+      local ts = now
+      if sts and sts > now then ts = sts end
+      remaining, reset_ms, keep = floor(after / period), ceil((capacity - after) / limit), now + period
+      value, until_ms = format('t%d:%d', after, ts), keep + period
+    else
+      local sb, sc, sp
+      if v then sb, sc, sp = string.match(v, '^(%d+):(%d+):?(%d*)$') end
+      sb, sc, sp = tonumber(sb), tonumber(sc), tonumber(sp)
+      local bucket
+      if alg == 'c' then
+        local end_ms
+        bucket, end_ms = utc_month(now)
+        reset_ms, keep = end_ms - now, end_ms + DAY_MS
+      else
+        bucket = floor(now / period)
+        reset_ms, keep = (bucket + 1) * period - now, (bucket + 2) * period
+        if sb ~= bucket then keep = now + 2 * period end
+      end
+      if alg == 's' then
+        local to_end = reset_ms
+        local prev, cur = 0, 0
+        if sb == bucket then
+          prev, cur = sp or 0, sc or 0
+        elseif sb == bucket - 1 then
+          prev = sc or 0
+        end
+        local weighted = prev * to_end + cur * period
+        if weighted + cost * period > limit * period then
+          fast = false
+          break
+        end
+        remaining = math.max(0, floor((limit * period - weighted - cost * period) / period))
+        reset_ms = to_end + period
+        value = format('%d:%d:%d', bucket, cur + cost, prev)
+      else
+        local count = 0
+        if sb == bucket then count = sc or 0 end
+        if count + cost > limit then
+          fast = false
+          break
+        end
+        remaining = limit - count - cost
+        value = format('%d:%d', bucket, count + cost)
+      end
+      until_ms = keep
+    end
+    if keep > need then need = keep end
+    if until_ms > keep_to then keep_to = until_ms end
+    writes[2 * i - 1], writes[2 * i] = names[i], value
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, 0
+    results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
+  end
+  if fast then
+    if need > (tonumber(values[w_count + 1]) or 0) then
+      writes[2 * w_count + 1], writes[2 * w_count + 2] = '_e', num(keep_to)
+      redis.call('HSET', key, unpack(writes))
+      redis.call('PEXPIRE', key, math.max(1, keep_to - now))
+    else
+      redis.call('HSET', key, unpack(writes))
+    end
+    redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', '[' .. table.concat(results, ',') .. ']')
+    return reply
+  end
+end
+-- ===== end of fast path ==========================================================================
+
 -- ===== Concurrency windows and leases (algorithm 'n') =====================================
 -- A concurrency window's key (KEYS[2+i]) is a sorted set: one member `<lease id>|<units>` per lease,
 -- scored by its expiry (ms), and the member `#` scored minus the units in flight (never > 0, so the
@@ -132,7 +272,7 @@ local lease_arg = 7 + 5 * w_count + 3 * lease_overrides
 local lease_record = #KEYS - (lease_overrides > 0 and 1 or 0)
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
-  if ARGV[a + 1] == 'n' then
+  if string.sub(ARGV[a + 1], 1, 1) == 'n' then
     local p = tonumber(ARGV[a + 3])
     if not lease_ttl or p < lease_ttl then lease_ttl = p end
   end
@@ -208,25 +348,22 @@ local function lease_finish(reply)
 end
 -- ===== end of concurrency windows and leases ===================================================
 
--- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, ttl_ms and the
+-- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, keep (until when,
+-- epoch ms, its state must be kept: see "Policy state hashes") and the
 -- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
 -- return values: this runs for every window of every decision, and a table per window is garbage the
 -- script's Lua GC pays for on later calls (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
 -- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
 -- wait after which the same cost fits, exact and never early.
-local function counter(cost, limit, sb, sc, bucket, reset_ms, ttl_ms)
+local function counter(cost, limit, sb, sc, bucket, reset_ms, keep)
   local count = 0
   if sb == bucket then count = sc or 0 end
   if count + cost > limit then
     -- retry = reset: the next bucket starts empty.
-    return false, math.max(0, limit - count), reset_ms, reset_ms, ttl_ms
+    return false, math.max(0, limit - count), reset_ms, reset_ms, keep
   end
-  -- The expiry is set when a bucket begins, not on every write: the first write of a bucket sets it to
-  -- at least the bucket's end (sliding: the next bucket's end, while it is `prev`), after which the
-  -- state is stale anyway. A PEXPIRE per write would cost a command for nothing (ttl nil = keep).
-  if sb == bucket then ttl_ms = nil end
-  return true, limit - count - cost, reset_ms, 0, ttl_ms, bucket, count + cost
+  return true, limit - count - cost, reset_ms, 0, keep, bucket, count + cost
 end
 
 -- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
@@ -234,12 +371,16 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
   if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
   if alg == 'f' then
     -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
+    -- Kept two periods from the write that begins a bucket (past the bucket's end, which is all a
+    -- later write of it needs): the expiry is then extended once per bucket, not per write.
     local bucket = floor(now / period)
-    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, 2 * period)
+    local keep = (bucket + 2) * period
+    if s1 ~= bucket then keep = now + 2 * period end
+    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, keep)
   elseif alg == 'c' then
     -- The state matters until the month ends; a day of slack for a clock running slightly late.
     local index, end_ms = utc_month(now)
-    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms - now + DAY_MS)
+    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms + DAY_MS)
   elseif alg == 's' then
     -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
     -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
@@ -270,12 +411,13 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
         -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
         retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
       end
-      return false, remaining, reset_ms, retry, 2 * period
+      return false, remaining, reset_ms, retry, (bucket + 2) * period
     end
-    -- As for counter(): the expiry set when this bucket began (2 periods) outlives its use as `prev`.
-    local ttl_ms = 2 * period
-    if sb == bucket then ttl_ms = nil end
-    return true, remaining, reset_ms, 0, ttl_ms, bucket, after, prev
+    -- As for a fixed window: two periods from the write that begins a bucket, which outlives its use
+    -- as `prev`; a later write of the bucket needs no more than the next bucket's end.
+    local keep = (bucket + 2) * period
+    if sb ~= bucket then keep = now + 2 * period end
+    return true, remaining, reset_ms, 0, keep, bucket, after, prev
   else
     -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
     local stt, sts = s1, s2
@@ -289,14 +431,155 @@ local function evaluate(alg, limit, period, s1, s2, s3, cost)
     local need = cost * period
     if level < need then
       -- wait until need - level has refilled at `limit` per ms.
-      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), period
+      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), now + period
     end
     local after = level - need
     local ts = now
     if sts and sts > now then ts = sts end
-    return true, floor(after / period), ceil((capacity - after) / limit), 0, period, after, ts
+    -- Full again within a period: the state matters until then.
+    return true, floor(after / period), ceil((capacity - after) / limit), 0, now + period, after, ts
   end
 end
+
+
+-- ===== Fast path, denied (docs/adr/0008-one-hash-per-policy-key.md) ============================
+-- Where the allowed fast path above fell through because a window denies, an enforce policy's
+-- denial is answered here as the general path answers it (nothing written, the windows that would
+-- have allowed report their state untouched, the denial counted per second, key and reason), with
+-- evaluate() and the reads the fast path made, without the general path's tables per window. A
+-- shadow policy that would deny goes on to the general path (it commits nothing and allows).
+if FAST_ST and ARGV[10] == '0' then -- ARGV[10]: the mode of window 1, that of its one policy
+  local values = FAST_ST
+  local reply, binding, binding_retry = { 0, now, 0, 0, '' }, 0, -1
+  for i = 1, w_count do
+    local a = 6 + 5 * (i - 1)
+    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+    local v, s1, s2, s3 = values[i], nil, nil, nil
+    if v then
+      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
+      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
+    end
+    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, s1, s2, s3, cost)
+    if ok then
+      -- Allowed alone, not committed: its state as it is (cost 0).
+      local _, left, reset = evaluate(alg, limit, period, s1, s2, s3, 0)
+      remaining, reset_ms = left, reset
+    elseif retry > binding_retry then
+      -- The binding window is the denying one with the longest wait, as in the general path.
+      binding, binding_retry = i, retry
+    end
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, ok and 0 or 1
+  end
+  if binding > 0 then
+    local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+    local reason = string.match(field, '|([^|]*)$')
+    if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
+      -- The sample's window results, as the outbox `r` (only the first denial of a second needs them).
+      local views = {}
+      for i = 1, w_count do
+        views[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":%s}', reply[3 * i + 3], reply[3 * i + 4],
+          reply[3 * i + 5] == 1 and 'true' or 'false')
+      end
+      redis.call('HSET', KEYS[2],
+        field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
+        field .. '#r', '[' .. table.concat(views, ',') .. ']')
+    end
+    reply[3], reply[4] = binding_retry, binding
+    return reply
+  end
+end
+-- ===== end of fast path, denied ==================================================================
+
+-- ===== Policy state hashes, general path (the legend is above the fast path) ====================
+-- Groups: the rate windows of one policy key are consecutive (the plan lists a policy's windows
+-- together), so a group begins where a rate window's key differs from the previous rate window's.
+-- Per group g: SK[g] its key, SF[g] its fields, SV[g] their values (HMGET), SE[g] its stored `_e`;
+-- per rate window i: SG[i] its group, SP[i] its position in the group's fields.
+-- After the fast path fell through (a denial, mostly), it has read the only group: SG is nil and
+-- window i is the group's field i (no second pass over the windows on the way to a denial).
+local SK, SF, SV, SE, SG, SP = {}, {}, {}, {}, nil, nil
+if FAST_ST then
+  SK[1], SF[1], SV[1], SE[1] = KEYS[3], FAST_NAMES, FAST_ST, tonumber(FAST_ST[w_count + 1]) or 0
+else
+  SG, SP = {}, {}
+  local g, last = 0, nil
+  for i = 1, w_count do
+    local code = ARGV[6 + 5 * (i - 1) + 1]
+    if string.byte(code) ~= 110 then -- not 'n': a concurrency window's sorted set is conc_read's
+      local key = KEYS[2 + i]
+      if key ~= last then
+        g, last = g + 1, key
+        SK[g], SF[g] = key, {}
+      end
+      local fields = SF[g]
+      local n = #fields + 1
+      fields[n] = string.sub(code, 2)
+      SG[i], SP[i] = g, n
+    end
+  end
+  for h = 1, g do
+    local fields = SF[h]
+    local n = #fields + 1
+    fields[n] = '_e'
+    local values = redis.call('HMGET', SK[h], unpack(fields))
+    SV[h], SE[h] = values, tonumber(values[n]) or 0
+  end
+end
+
+-- Window i's stored state as numbers (nil when absent): s1, s2, s3 of evaluate().
+local function state_of(i, alg)
+  local v
+  if SG then v = SV[SG[i]][SP[i]] else v = SV[1][i] end
+  if not v then return nil end
+  if alg == 't' then
+    local t, ts = string.match(v, '^t(%d+):(%d+)$')
+    return tonumber(t), tonumber(ts)
+  end
+  local b, c, p = string.match(v, '^(%d+):(%d+):?(%d*)$')
+  return tonumber(b), tonumber(c), tonumber(p)
+end
+
+-- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
+local SW, SN, SX = {}, {}, {}
+local function state_put(i, alg, period, keep, x, y, z)
+  local g, pos = 1, i
+  if SG then g, pos = SG[i], SP[i] end
+  -- One format() per value: formatting numbers is most of a write's Lua time.
+  local value
+  if alg == 't' then
+    value = format('t%d:%d', x, y)
+  elseif alg == 's' then
+    value = format('%d:%d:%d', x, y, z)
+  else
+    value = format('%d:%d', x, y)
+  end
+  local w = SW[g]
+  if w then
+    w[#w + 1], w[#w + 2] = SF[g][pos], value
+  else
+    SW[g] = { SF[g][pos], value }
+  end
+  local until_ms = keep
+  if alg == 't' then until_ms = keep + period end
+  if not SN[g] or keep > SN[g] then SN[g] = keep end
+  if not SX[g] or until_ms > SX[g] then SX[g] = until_ms end
+end
+
+local function state_flush()
+  for g = 1, #SK do
+    local w = SW[g]
+    if w then
+      if SN[g] > SE[g] then
+        w[#w + 1], w[#w + 2] = '_e', num(SX[g])
+        redis.call('HSET', SK[g], unpack(w))
+        redis.call('PEXPIRE', SK[g], math.max(1, SX[g] - now))
+      else
+        redis.call('HSET', SK[g], unpack(w))
+      end
+    end
+  end
+end
+-- ===== end of policy state hashes ===============================================================
 
 -- ── Overrides ─────────────────────────────────────────────────────────────────────────────────────
 -- Runtime limits set through the admin API (docs/semantics.md, "Overrides"), stored per shard in one
@@ -317,7 +600,7 @@ do
     local ov_key = KEYS[#KEYS]
     local fields = {}
     for j = 1, p do fields[j] = ARGV[base + 3 * j - 2] end
-    local values = redis.call('HMGET', ov_key, unpack(fields))
+    local values = FAST_OV or redis.call('HMGET', ov_key, unpack(fields)) -- read by the fast path
     for j = 1, p do
       local v = values[j]
       if v then
@@ -337,8 +620,8 @@ do
               OV_BLOCK = OV_BLOCK or {}
               if expires then OV_BLOCK[i] = expires - now else OV_BLOCK[i] = OV_BLOCK_RETRY_MS end
             else
-              -- The window's name, from its key `…:w:<policy>:<window>:…` (neither name holds ':').
-              local name = string.match(KEYS[2 + i], ':w:[^:]*:([^:]*):')
+              -- The window's name, after its algorithm's letter (ARGV legend).
+              local name = string.sub(ARGV[6 + 5 * (i - 1) + 1], 2)
               local at = string.find(list, ',' .. name .. '=', 1, true)
               if at then OV[i] = tonumber(string.match(list, '^(%d+)', at + #name + 2)) end
             end
@@ -371,43 +654,37 @@ local function ov_result_json(i)
 end
 -- ── end of Overrides ──────────────────────────────────────────────────────────────────────────────
 
+
 -- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
 -- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
--- `W` at 4(i-1) + 1..4 what commit writes: ttl, x, y, z.
+-- `W` at 4(i-1) + 1..4 what commit writes: keep, x, y, z.
 local R, W = {}, {}
 local denied_enforced = false
 local shadow_denied = nil
 local binding, binding_retry = 0, -1
 for i = 1, w_count do
   local a = 6 + 5 * (i - 1)
-  local alg, limit, period, mode = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local alg, limit, period, mode =
+    string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   if OV and OV[i] then limit = OV[i] end -- an override's limit (section "Overrides")
-  -- Only the fields the algorithm keeps: the token bucket t, ts; the counters b, c (and p when sliding).
   local s1, s2, s3
-  if alg == 't' then
-    local st = redis.call('HMGET', KEYS[2 + i], 't', 'ts')
-    s1, s2 = tonumber(st[1]), tonumber(st[2])
-  elseif alg == 's' then
-    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c', 'p')
-    s1, s2, s3 = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
-  elseif alg == 'n' then
+  if alg == 'n' then
     s1, s2, s3 = conc_read(KEYS[2 + i], limit)
   else
-    local st = redis.call('HMGET', KEYS[2 + i], 'b', 'c')
-    s1, s2 = tonumber(st[1]), tonumber(st[2])
+    s1, s2, s3 = state_of(i, alg) -- read by the section "Policy state hashes"
   end
-  local ok, remaining, reset_ms, retry, ttl, x, y, z
+  local ok, remaining, reset_ms, retry, keep, x, y, z
   if OV_BLOCK and OV_BLOCK[i] then
     -- Blocked by an override: denies whatever the state, until the block expires or is removed.
     ok, remaining, reset_ms, retry = false, 0, 0, OV_BLOCK[i]
   else
-    ok, remaining, reset_ms, retry, ttl, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
   end
   local r = 10 * (i - 1)
   R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
     alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
   local wi = 4 * (i - 1)
-  W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = ttl, x, y, z
+  W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = keep, x, y, z
   if not ok then
     if mode == 0 then
       denied_enforced = true
@@ -446,8 +723,8 @@ local function window_results_json()
   for i = 1, w_count do
     local r = 10 * (i - 1)
     if i > 1 then s = s .. ',' end
-    s = s .. '{"remaining":' .. num(R[r + 9]) .. ',"reset_ms":' .. num(R[r + 10])
-      .. ',"would_deny":' .. (R[r + 8] and 'false' or 'true') .. ov_result_json(i) .. '}'
+    s = s .. format('{"remaining":%d,"reset_ms":%d,"would_deny":%s%s}', R[r + 9], R[r + 10],
+      R[r + 8] and 'false' or 'true', ov_result_json(i))
   end
   return s .. ']'
 end
@@ -491,23 +768,17 @@ for i = 1, w_count do
   local r, wi = 10 * (i - 1), 4 * (i - 1)
   local mode = R[r + 4]
   if mode == 0 or not (shadow_denied and shadow_denied[mode]) then
-    local key, alg = KEYS[2 + i], R[r + 1]
-    if alg == 't' then
-      redis.call('HSET', key, 't', num(W[wi + 2]), 'ts', num(W[wi + 3]))
-    elseif alg == 's' then
-      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]), 'p', num(W[wi + 4]))
-    elseif alg == 'n' then
-      conc_commit(key, R[r + 5], R[r + 6], R[r + 7])
+    if R[r + 1] == 'n' then
+      conc_commit(KEYS[2 + i], R[r + 5], R[r + 6], R[r + 7])
     else
-      redis.call('HSET', key, 'b', num(W[wi + 2]), 'c', num(W[wi + 3]))
+      state_put(i, R[r + 1], R[r + 3], W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4])
     end
-    local ttl = W[wi + 1]
-    if ttl then redis.call('PEXPIRE', key, math.max(1, ttl)) end
   elseif R[r + 8] then
     -- Allowed by itself but not committed (its shadow policy would deny): report it untouched.
     uncommitted(i)
   end
 end
+state_flush()
 
 local reply = reply_windows({ 1, now, 0, 0, '' })
 lease_finish(reply)
