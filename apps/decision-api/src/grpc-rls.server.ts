@@ -11,6 +11,8 @@ import {
 import { loadTlsFiles, TALLY_CONFIG, type TallyConfig } from '@tally/config';
 import {
   loadRateLimitService,
+  releaseClosedStreams,
+  releaseWhenEnded,
   RlsCallGate,
   rlsServerOptions,
   type RlsRequest,
@@ -59,6 +61,8 @@ export class GrpcRlsServer implements OnModuleDestroy {
       onRefused: (reason) => this.metrics.refused(reason),
     });
     this.metrics.watchInflight(() => gate.inFlight);
+    // An ended call's streams let go of it (release-ended-calls.ts): it is then free at the next scavenge.
+    releaseClosedStreams();
     const server = new Server({
       ...rlsServerOptions({
         maxMessageBytes: this.config.grpcMaxMessageBytes,
@@ -74,6 +78,7 @@ export class GrpcRlsServer implements OnModuleDestroy {
         call: ServerUnaryCall<RlsRequest, RlsResponse>,
         callback: sendUnaryData<RlsResponse>,
       ): void => {
+        releaseWhenEnded(call);
         this.rls.shouldRateLimit(call.request, call.metadata.get('authorization'), call.getPeer()).then(
           (result) =>
             result.ok

@@ -1,6 +1,7 @@
 /**
  * @tally/envoy-rls — Envoy's rate-limit service (RLS) over gRPC: descriptors → decision requests,
- * decisions → the RLS answer (decision kind → descriptor code in one table), the call gate.
+ * decisions → the RLS answer (decision kind → descriptor code in one table), the call gate, and
+ * what an ended call lets go of (release-ended-calls.ts).
  *
  * Does NOT own: the decisions themselves (libs/engine), the rate-limit headers it relays
  * (libs/api-contract), the HTTP status of a decision (libs/http).
@@ -18,6 +19,7 @@ export { rateLimitUnitOf } from './rate-limit-unit';
 export { overrideWindow, overrideWindowSpec, type OverrideMapping } from './rls-limit-override';
 export { RlsCallGate, type AuthRefusal, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
 export { rlsServerOptions, MAX_SEND_MESSAGE_BYTES, type RlsServerLimits } from './rls-server-options';
+export { releaseClosedStreams, releaseWhenEnded } from './release-ended-calls';
 export type {
   RlsCode,
   RlsDescriptor,

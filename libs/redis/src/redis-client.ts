@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { backoffMs } from './backoff';
+import { installLeanPipeline } from './lean-pipeline';
 import type { RedisClient, RedisConnection } from './redis-connection';
 
 /**
@@ -50,6 +51,8 @@ export function createRedisClient(
   profileName: RedisProfile,
   name?: string,
 ): RedisClient {
+  // Every pipeline this process makes is then free at the next scavenge (lean-pipeline.ts).
+  installLeanPipeline();
   const profile = PROFILES[profileName];
   const perConnection = {
     // RESP2 on purpose, for every profile (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3

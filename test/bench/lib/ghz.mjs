@@ -75,7 +75,7 @@ const ms = (ns) => round(ns / 1e6, 2);
 /**
  * One ghz run of ShouldRateLimit against `target` for `seconds` (a warmup is such a run, thrown away).
  * @param {{ bin: string, target: string, data: object, metadata?: object, concurrency: number,
- *   connections: number }} o
+ *   connections: number, rps?: number }} o  `rps`: a fixed rate (ghz `--rps`) instead of as fast as it can
  */
 export async function measureGrpc(o, seconds) {
   const args = [
@@ -93,6 +93,7 @@ export async function measureGrpc(o, seconds) {
     '--data',
     JSON.stringify(o.data),
     ...(o.metadata ? ['--metadata', JSON.stringify(o.metadata)] : []),
+    ...(o.rps ? ['--rps', String(o.rps)] : []),
     '--format',
     'json',
     '--duration',

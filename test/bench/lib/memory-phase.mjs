@@ -1,14 +1,18 @@
 // The decision API's memory phase of the hot-path bench: the API as production runs it (its start
 // flags, TALLY_WORKERS=BENCH_MEMORY_WORKERS, default 2: a primary and one worker per core here),
-// per process (primary and each worker) RSS at rest, its peak under autocannon -c 50 with a distinct
-// tenant per request for BENCH_MEMORY_SECONDS, and after; then its CPU µs per request at a fixed rate
-// (BENCH_MEMORY_RATE req/s for BENCH_DURATION, all processes summed, GC threads included).
+// per process (primary and each worker) RSS at rest, its peak under load with a distinct key per
+// request for BENCH_MEMORY_SECONDS, and after; then its CPU µs per request at a fixed rate
+// (BENCH_MEMORY_RATE req/s for BENCH_DURATION, all processes summed, GC threads included). Once per
+// path, each on an API of its own: HTTP (autocannon -c 50 on POST /v1/decisions) and gRPC (ghz
+// -c 50 over 10 HTTP/2 connections on Envoy's ShouldRateLimit, one descriptor; skipped, and said so,
+// when no ghz can be found: see lib/ghz.mjs).
 // With BENCH_BASELINE_DIST (another build's dist/, e.g. the tree before a change, built outside this
 // checkout; its start flags are read from the package.json beside it) both builds are measured in
 // alternating rounds: before/after in one run, on the same machine load.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
+import { findGhz, measureGrpc } from './ghz.mjs';
 import { round } from './load.mjs';
 import { processTree, smapsMemory } from './rss.mjs';
 import { AUTH, startApi } from './servers.mjs';
@@ -19,6 +23,8 @@ export const MEMORY_SETTINGS = {
   workers: int('BENCH_MEMORY_WORKERS', 2),
   loadSeconds: int('BENCH_MEMORY_SECONDS', 20),
   connections: 50,
+  /** gRPC: HTTP/2 connections the calls share (Envoy holds one per worker thread). */
+  grpcConnections: 10,
   rate: int('BENCH_MEMORY_RATE', 600),
 };
 
@@ -72,13 +78,57 @@ async function apiProcesses(primaryPid, workers) {
   }
 }
 
-async function measureBuild(name, build, store, settings, outDir, log) {
+/** ShouldRateLimit with one descriptor of the bench policy, a new principal (a new key) per call. */
+const GRPC_DATA = {
+  domain: 'memory',
+  descriptors: [
+    {
+      entries: [
+        { key: 'route', value: 'evaluate' },
+        { key: 'principal', value: 'mem-{{.RequestNumber}}' },
+      ],
+    },
+  ],
+};
+
+/** How each path is loaded: `max` as fast as it answers, `fixed` at a rate; both → answered, failed. */
+function pathLoads(ghz) {
+  const http = (api, options) =>
+    load(api.decisionsUrl, options).then((r) => ({
+      answered: r['2xx'],
+      failed: r.non2xx + r.errors,
+      perSec: r.requests.average,
+    }));
+  const grpc = (api, options, seconds) =>
+    measureGrpc(
+      { bin: ghz, target: api.grpcTarget, data: GRPC_DATA, metadata: AUTH, ...options },
+      seconds,
+    ).then((r) => ({ answered: r.ok, failed: r.requests - r.ok, perSec: r.okPerSec }));
+  const { connections, grpcConnections, loadSeconds, rate } = MEMORY_SETTINGS;
+  return {
+    http: {
+      warm: (api, workers) => http(api, { connections: 10, amount: 200 * workers }),
+      max: (api) => http(api, { connections, duration: loadSeconds }),
+      fixed: (api, seconds) => http(api, { connections: 20, overallRate: rate, duration: seconds }),
+    },
+    grpc: {
+      // ≈ 200 calls per worker, as for HTTP, over every connection.
+      warm: (api, workers) =>
+        grpc(api, { concurrency: 10, connections: grpcConnections, rps: 100 * workers }, 2),
+      max: (api) => grpc(api, { concurrency: connections, connections: grpcConnections }, loadSeconds),
+      fixed: (api, seconds) =>
+        grpc(api, { concurrency: 20, connections: grpcConnections, rps: rate }, seconds),
+    },
+  };
+}
+
+async function measureBuild(name, path, loads, build, store, settings, outDir, log) {
   const workers = { TALLY_WORKERS: String(MEMORY_SETTINGS.workers) };
   const api = await startApi(store, settings, outDir, log, workers, build);
   try {
     const pids = await apiProcesses(api.pid, MEMORY_SETTINGS.workers);
     // Every worker answers before "at rest" is read: a worker that has not served yet is smaller.
-    await load(api.decisionsUrl, { connections: 10, amount: 200 * pids.length });
+    await loads.warm(api, pids.length);
     await sleep(2000);
     const rest = pids.map(smapsMemory);
     const peak = pids.map(() => 0);
@@ -86,22 +136,15 @@ async function measureBuild(name, build, store, settings, outDir, log) {
       pids.forEach((pid, i) => (peak[i] = Math.max(peak[i], smapsMemory(pid).rss ?? 0)));
     }, 250);
     log(
-      `memory ${name}: autocannon -c ${MEMORY_SETTINGS.connections}, ${MEMORY_SETTINGS.loadSeconds} s, distinct tenants`,
+      `memory ${name}, ${path}: -c ${MEMORY_SETTINGS.connections}, ${MEMORY_SETTINGS.loadSeconds} s, distinct keys`,
     );
-    const max = await load(api.decisionsUrl, {
-      connections: MEMORY_SETTINGS.connections,
-      duration: MEMORY_SETTINGS.loadSeconds,
-    });
+    const max = await loads.max(api);
     clearInterval(sampler);
     const after = pids.map(smapsMemory);
-    log(`memory ${name}: CPU at ${MEMORY_SETTINGS.rate} req/s for ${settings.durationSeconds} s`);
-    await load(api.decisionsUrl, { connections: 20, overallRate: MEMORY_SETTINGS.rate, duration: 3 });
+    log(`memory ${name}, ${path}: CPU at ${MEMORY_SETTINGS.rate}/s for ${settings.durationSeconds} s`);
+    await loads.fixed(api, 3);
     const before = pids.map(cpuMs);
-    const fixed = await load(api.decisionsUrl, {
-      connections: 20,
-      overallRate: MEMORY_SETTINGS.rate,
-      duration: settings.durationSeconds,
-    });
+    const fixed = await loads.fixed(api, settings.durationSeconds);
     const cpu = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - before[i], 0);
     const processes = pids.map((pid, i) => ({
       role: i === 0 && pids.length > 1 ? 'primary' : 'worker',
@@ -111,11 +154,11 @@ async function measureBuild(name, build, store, settings, outDir, log) {
     }));
     return {
       processes,
-      maxLoad: { reqPerSec: round(max.requests.average), non2xx: max.non2xx, errors: max.errors },
+      maxLoad: { reqPerSec: round(max.perSec), failed: max.failed },
       fixedRate: {
-        answered: fixed['2xx'],
-        non2xx: fixed.non2xx,
-        cpuUsPerRequest: fixed['2xx'] > 0 ? round((cpu * 1000) / fixed['2xx'], 1) : null,
+        answered: fixed.answered,
+        failed: fixed.failed,
+        cpuUsPerRequest: fixed.answered > 0 ? round((cpu * 1000) / fixed.answered, 1) : null,
       },
     };
   } finally {
@@ -135,30 +178,55 @@ export async function memoryPhase(store, settings, outDir, log) {
       build: { dist: baseline, packageJson: join(dirname(baseline), 'package.json') },
     });
   }
+  let ghz = null;
+  try {
+    ghz = findGhz(log);
+  } catch (error) {
+    log(`memory: no gRPC phase: ${error.message}`);
+  }
+  const loads = pathLoads(ghz);
+  const paths = ghz ? ['http', 'grpc'] : ['http'];
   const rounds = baseline ? settings.rounds : 1;
   const results = Object.fromEntries(builds.map((b) => [b.name, []]));
   for (let n = 0; n < rounds; n++) {
     const order = n % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
-      await store.flush();
-      results[build.name].push(await measureBuild(build.name, build.build, store, settings, outDir, log));
+      const measured = {};
+      for (const path of paths) {
+        await store.flush();
+        measured[path] = await measureBuild(
+          build.name,
+          path,
+          loads[path],
+          build.build,
+          store,
+          settings,
+          outDir,
+          log,
+        );
+      }
+      results[build.name].push(measured);
     }
   }
-  return { settings: MEMORY_SETTINGS, builds: results };
+  return { settings: MEMORY_SETTINGS, paths, builds: results };
 }
 
 const mb = (m) => `${m.rss} (${m.anon} anon)`;
 
 export function printMemory(memory) {
-  const lines = ['', `decision API memory, TALLY_WORKERS=${memory.settings.workers}, MB (smaps_rollup):`];
+  const { workers, connections, rate } = memory.settings;
+  const lines = ['', `decision API memory, TALLY_WORKERS=${workers}, MB (smaps_rollup):`];
   for (const [name, runs] of Object.entries(memory.builds)) {
     runs.forEach((run, r) => {
-      lines.push(
-        `  ${name}, round ${r + 1}: ${run.maxLoad.reqPerSec} req/s at -c ${memory.settings.connections}; ` +
-          `${run.fixedRate.cpuUsPerRequest} µs CPU/req at ${memory.settings.rate} req/s`,
-      );
-      for (const p of run.processes)
-        lines.push(`    ${p.role.padEnd(8)} rest ${mb(p.rest)}  peak ${p.peakMb}  after ${mb(p.after)}`);
+      for (const path of memory.paths ?? ['http']) {
+        const m = run[path];
+        lines.push(
+          `  ${name}, round ${r + 1}, ${path}: ${m.maxLoad.reqPerSec}/s at -c ${connections} ` +
+            `(${m.maxLoad.failed} failed); ${m.fixedRate.cpuUsPerRequest} µs CPU per request at ${rate}/s`,
+        );
+        for (const p of m.processes)
+          lines.push(`    ${p.role.padEnd(8)} rest ${mb(p.rest)}  peak ${p.peakMb}  after ${mb(p.after)}`);
+      }
     });
   }
   process.stdout.write(`${lines.join('\n')}\n`);

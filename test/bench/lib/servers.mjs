@@ -88,6 +88,7 @@ export function startFlags() {
  */
 export async function startApi(store, settings, outDir, log, extraEnv = {}, build = {}) {
   const port = await freePort();
+  const grpcPort = await freePort();
   const policies = join(outDir, 'policies.yaml');
   writeFileSync(policies, benchPolicyYaml());
   const profileDir = join(outDir, 'prof');
@@ -106,7 +107,7 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}, buil
     REDIS_URL: store.url,
     TALLY_POLICIES: policies,
     TALLY_HTTP_PORT: String(port),
-    TALLY_GRPC_PORT: String(await freePort()),
+    TALLY_GRPC_PORT: String(grpcPort),
     TALLY_AUTH: 'bearer',
     TALLY_API_TOKENS: CALLER_TOKEN,
     TALLY_ADMIN_TOKEN: 'bench-admin-token-0123456789',
@@ -144,6 +145,8 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}, buil
     ...api,
     /** For RSS readings of the API process (/proc/<pid>/status). */
     pid: child.pid,
+    /** Envoy's RLS (ShouldRateLimit) of the same API, `host:port` for ghz. */
+    grpcTarget: `127.0.0.1:${grpcPort}`,
     async stop() {
       const exit = await child.stop();
       if (exit.code !== 0) log(`decision-api exited with ${JSON.stringify(exit)}\n${child.output()}`);

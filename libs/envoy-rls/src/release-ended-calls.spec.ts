@@ -1,0 +1,62 @@
+import { channel } from 'node:diagnostics_channel';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { releaseClosedStreams, releaseWhenEnded } from './release-ended-calls';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const created = channel('http2.server.stream.created');
+
+/** A writable stream with a listener that holds 1 KB, as grpc-js's listeners hold a call. */
+function streamHolding(i: number): Writable {
+  const stream = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const payload = `${i}`.padEnd(1024, '.');
+  stream.on('finish', () => payload.length);
+  return stream;
+}
+
+describe('releaseClosedStreams', () => {
+  it('drops a closed stream listeners after the close, keeping one that ignores errors', async () => {
+    releaseClosedStreams();
+    const stream = streamHolding(1);
+    created.publish({ stream });
+    const seen: string[] = [];
+    stream.on('close', () => seen.push('close listener ran'));
+    stream.emit('close');
+    expect(seen).toEqual(['close listener ran']);
+    expect(stream.listenerCount('finish')).toBe(1);
+    await nextTurn();
+    expect(stream.eventNames()).toEqual(['error']);
+    expect(() => stream.emit('error', new Error('late'))).not.toThrow();
+  });
+
+  it('leaves a stream that no HTTP/2 server created as it is', async () => {
+    releaseClosedStreams();
+    const stream = streamHolding(2);
+    stream.emit('close');
+    await nextTurn();
+    expect(stream.listenerCount('finish')).toBe(1);
+  });
+});
+
+describe('releaseWhenEnded', () => {
+  it('clears the call, metadata and request of a unary call once grpc-js has ended it', async () => {
+    const call = Object.assign(new Writable({ write: (_c, _e, done) => done() }), {
+      call: { any: 'call' },
+      metadata: { any: 'metadata' },
+      request: { any: 'request' },
+      path: '/svc/Method',
+    });
+    releaseWhenEnded(call);
+    await nextTurn();
+    expect(call.request).toEqual({ any: 'request' });
+    call.emit('cancelled', 'cancelled');
+    expect(call.request).toEqual({ any: 'request' });
+    await nextTurn();
+    expect([call.call, call.metadata, call.request, call.path]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      '/svc/Method',
+    ]);
+  });
+});
