@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { OverrideList } from '@tally/api-contract';
 import { tokenDigestHex } from '@tally/http';
 import { createLedger, TOPICS, type Ledger } from '@tally/ledger';
 import { buildTree, ensureTool, eventually, uniqueName } from '@tally/testing';
@@ -254,21 +255,6 @@ afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
 
-interface OverridePage {
-  items: {
-    policy: string;
-    key: string;
-    tenant: string | null;
-    limits: Record<string, number>;
-    expires_at: string | null;
-    reason: string;
-    set_by: string;
-    version: number;
-    updated_at: string;
-  }[];
-  next_cursor: string | null;
-}
-
 /** The decision API itself (not the projector's forward), as the truth the page is checked against. */
 async function decisionApi(
   method: string,
@@ -293,7 +279,7 @@ async function shownOverrides(): Promise<string[][]> {
   return (await cellTexts('overrides-table')).filter((r) => r.length > 1).map((r) => r.slice(0, 9));
 }
 
-function overrideRows(page: OverridePage): string[][] {
+function overrideRows(page: OverrideList): string[][] {
   return page.items.map((o) => [
     o.policy,
     o.key,
@@ -576,7 +562,7 @@ describe('operator console', { timeout: 180_000 }, () => {
           'GET',
           `/v1/overrides?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
         )
-      ).body as OverridePage;
+      ).body as OverrideList;
       if (cursor !== null) await page.getByRole('button', { name: 'Next page' }).click();
       await expect.poll(shownOverrides).toEqual(overrideRows(expected));
       seen.push(...overrideRows(expected));
@@ -596,7 +582,7 @@ describe('operator console', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/tenant=acme/);
     const acmeOnly = (await decisionApi('GET', `/v1/overrides?policy=${POLICY}&tenant=${ACME}`))
-      .body as OverridePage;
+      .body as OverrideList;
     expect(acmeOnly.items).toHaveLength(2);
     await expect.poll(shownOverrides).toEqual(overrideRows(acmeOnly));
 
@@ -622,9 +608,9 @@ describe('operator console', { timeout: 180_000 }, () => {
       new RegExp(`^Set ${POLICY} for ${blockedKey}: minute=0 \\(version \\d+\\)\\.$`),
     );
     const stored = (await decisionApi('GET', `/v1/overrides/${POLICY}/${blockedKey}`))
-      .body as OverridePage['items'][0];
+      .body as OverrideList['items'][0];
     expect(stored).toMatchObject({ limits: { minute: 0 }, reason: 'abusive client', set_by: 'console-ops' });
-    const all = (await decisionApi('GET', '/v1/overrides')).body as OverridePage;
+    const all = (await decisionApi('GET', '/v1/overrides')).body as OverrideList;
     await expect.poll(shownOverrides).toEqual(overrideRows(all));
     expect(overrideRows(all).map((r) => r[1])).toContain(blockedKey);
     const blocked = await fetch(`${api.baseUrl}/v1/decisions`, {
@@ -652,7 +638,7 @@ describe('operator console', { timeout: 180_000 }, () => {
       .poll(() => page.getByTestId('override-notice').textContent())
       .toBe(`Removed the override of ${POLICY} for ${blockedKey}.`);
     expect((await decisionApi('GET', `/v1/overrides/${POLICY}/${blockedKey}`)).status).toBe(404);
-    const after = (await decisionApi('GET', '/v1/overrides')).body as OverridePage;
+    const after = (await decisionApi('GET', '/v1/overrides')).body as OverrideList;
     await expect.poll(shownOverrides).toEqual(overrideRows(after));
     expect(await decide(GLOBEX, 'svc-9')).toBe(200);
 
@@ -796,7 +782,7 @@ describe('operator console', { timeout: 180_000 }, () => {
     const links = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
     expect(links).toEqual(['Overrides']);
     const listed = (await decisionApi('GET', '/v1/overrides', undefined, OVERRIDES_READER_TOKEN))
-      .body as OverridePage;
+      .body as OverrideList;
     expect(listed.items).toHaveLength(3);
     await expect.poll(shownOverrides).toEqual(overrideRows(listed));
     expect(await page.getByRole('form', { name: 'Set an override' }).count()).toBe(0);

@@ -6,6 +6,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OverrideItem, OverrideList } from '@tally/api-contract';
 import { tokenDigestHex } from '@tally/http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, TallyRequestError } from '@tally/client';
@@ -36,18 +37,6 @@ policies:
       - { name: burst, role: burst, algorithm: token_bucket, limit: 5, period: 1m }
 `;
 
-interface Item {
-  policy: string;
-  key: string;
-  tenant: string | null;
-  limits: Record<string, number>;
-  expires_at: string | null;
-  reason: string;
-  set_by: string;
-  version: number;
-  updated_at: string;
-}
-
 let sut: DecisionApiHarness;
 const admin = { token: ADMIN_TOKEN };
 const path = (policy: string, key: string) => `/v1/overrides/${policy}/${encodeURIComponent(key)}`;
@@ -64,7 +53,7 @@ describe(OverridesController.name, () => {
     const tenant = uniqueName('acme');
     const decide = () => sut.decide<DecisionBody>({ selectors: { tenant, route: 't' } });
 
-    const created = await sut.call<Item>('PUT', path(P.tenant, tenant), {
+    const created = await sut.call<OverrideItem>('PUT', path(P.tenant, tenant), {
       ...admin,
       body: { limits: { hourly: 3 }, reason: 'launch week' },
     });
@@ -89,7 +78,7 @@ describe(OverridesController.name, () => {
     });
     expect(answers[0].headers.get('ratelimit-limit')).toBe('3');
 
-    const blocked = await sut.call<Item>('PUT', path(P.tenant, tenant), {
+    const blocked = await sut.call<OverrideItem>('PUT', path(P.tenant, tenant), {
       ...admin,
       body: {
         limits: { daily: 0 },
@@ -104,7 +93,7 @@ describe(OverridesController.name, () => {
     expect(refused.body).toMatchObject({ allowed: false, reason: 'blocked', code: 'quota.blocked' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
 
-    const read = await sut.call<Item>('GET', path(P.tenant, tenant), admin);
+    const read = await sut.call<OverrideItem>('GET', path(P.tenant, tenant), admin);
     expect(read).toMatchObject({
       status: 200,
       body: { version: blocked.body.version, limits: { daily: 0 } },
@@ -134,7 +123,7 @@ describe(OverridesController.name, () => {
     const decided = await sut.decide<DecisionBody>({ selectors: { tenant, client: 'mobile', route: 'c' } });
     expect(decided.body.policies[0].windows[0].limit).toBe(9);
 
-    const seen: Item[] = [];
+    const seen: OverrideItem[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 10; page++) {
       const query: URLSearchParams = new URLSearchParams({
@@ -143,10 +132,7 @@ describe(OverridesController.name, () => {
         limit: '2',
         ...(cursor && { cursor }),
       });
-      const listed: { status: number; body: { items: Item[]; next_cursor: string | null } } = await sut.call<{
-        items: Item[];
-        next_cursor: string | null;
-      }>('GET', `/v1/overrides?${query.toString()}`, admin);
+      const listed = await sut.call<OverrideList>('GET', `/v1/overrides?${query.toString()}`, admin);
       expect(listed.status).toBe(200);
       seen.push(...listed.body.items);
       cursor = listed.body.next_cursor;
@@ -249,7 +235,9 @@ describe(OverridesController.name, () => {
     );
 
     const got = await tally(['overrides', 'get', P.tenant, tenant, '--json', ...url], env);
-    expect(JSON.parse(got.stdout)).toMatchObject({ version: (JSON.parse(set.stdout) as Item).version });
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      version: (JSON.parse(set.stdout) as OverrideItem).version,
+    });
     const listed = await tally(['overrides', 'list', '--policy', P.tenant, '--tenant', tenant, ...url], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('hourly=0');
@@ -295,7 +283,7 @@ describe('overrides scopes (tokens file)', () => {
 
   it('overrides:write changes only its tenants, records its name, and reads them; overrides:read only reads', async () => {
     const body = { limits: { hourly: 9 }, reason: 'desk' };
-    const set = await scoped.call<Item>('PUT', path(P.tenant, acme), { token: T.desk, body });
+    const set = await scoped.call<OverrideItem>('PUT', path(P.tenant, acme), { token: T.desk, body });
     expect(set).toMatchObject({ status: 201, body: { set_by: 'acme-desk' } });
     expect((await scoped.call('PUT', path(P.tenant, globex), { token: T.desk, body })).status).toBe(403);
     expect((await scoped.call('GET', path(P.tenant, acme), { token: T.desk })).status).toBe(200);
