@@ -46,7 +46,6 @@ export {
   leaseKey,
   parseLeaseId,
   parsePolicyStateKey,
-  parseWindowKey,
   policyStateKey,
   shardKeys,
   shardOf,

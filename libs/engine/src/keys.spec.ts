@@ -12,7 +12,6 @@ import {
   overrideIndexKey,
   overridesKey,
   parsePolicyStateKey,
-  parseWindowKey,
   policyStateKey,
   shardKeys,
   shardOf,
@@ -150,7 +149,7 @@ describe('keys', () => {
     });
   });
 
-  describe(parseWindowKey.name, () => {
+  describe(parsePolicyStateKey.name, () => {
     it.each([
       ['acme', 'svc-42'],
       ['a:b', 'k'],
@@ -162,33 +161,26 @@ describe('keys', () => {
       ['_', ''],
       [undefined, 'k'],
       [undefined, 'svc-42:evaluate'],
-    ])('round-trips windowKey of tenant %j and key %j', (tenant, key) => {
+    ])('round-trips policyStateKey of tenant %j and key %j', (tenant, key) => {
       // given the key the engine writes for that tenant and key
-      const redisKey = windowKey(shardKeys(shardOf(tenant, 64)), encodeScope(tenant), 'p', 'hourly', key);
+      const redisKey = policyStateKey(shardKeys(shardOf(tenant, 64)), encodeScope(tenant), 'p', key);
 
       // when it is taken apart
-      const sut = parseWindowKey(redisKey, 'p', 'hourly');
+      const sut = parsePolicyStateKey(redisKey, 'p');
 
       // then the tenant (null for none) and the key come back unchanged
       expect(sut).toEqual({ tenant: tenant ?? null, key });
     });
 
-    it('parses the exact key layout', () => {
-      expect(parseWindowKey('tally:v1:{s47}:w:notary:burst:a%3Ab:svc:1', 'notary', 'burst')).toEqual({
-        tenant: 'a:b',
-        key: 'svc:1',
-      });
-    });
-
     it.each([
-      ['another window', 'tally:v1:{s1}:w:p:daily:acme:k'],
-      ['another policy', 'tally:v1:{s1}:w:q:hourly:acme:k'],
-      ['a policy that only starts alike', 'tally:v1:{s1}:w:p2:hourly:acme:k'],
+      ['another policy', 'tally:v1:{s1}:pk:q:acme:k'],
+      ['a policy that only starts alike', 'tally:v1:{s1}:pk:p2:acme:k'],
+      ["a concurrency window's set", 'tally:v1:{s1}:w:p:hourly:acme:k'],
       ['an idempotency key', 'tally:v1:{s1}:idem.sha256:acme:glTDKakoUPbVOd03b0gW7idkUX2l4CNVFK9DMWRIDXo'],
-      ['another key version', 'tally:v2:{s1}:w:p:hourly:acme:k'],
-      ['no key after the scope', 'tally:v1:{s1}:w:p:hourly:acme'],
+      ['another key version', 'tally:v2:{s1}:pk:p:acme:k'],
+      ['no key after the scope', 'tally:v1:{s1}:pk:p:acme'],
     ])('refuses %s', (_, redisKey) => {
-      expect(parseWindowKey(redisKey, 'p', 'hourly')).toBeNull();
+      expect(parsePolicyStateKey(redisKey, 'p')).toBeNull();
     });
   });
 

@@ -106,7 +106,7 @@ export function policyStateKey(shard: ShardKeys, scope: string, policy: string, 
   return `${shard.base}:pk:${policy}:${scope}:${key}`;
 }
 
-/** The tenant and policy key of one window hash (see `parseWindowKey`). */
+/** The tenant and policy key of one policy state hash (see `parsePolicyStateKey`). */
 export interface WindowKeyParts {
   /** null: the no-tenant scope (`_`). */
   readonly tenant: string | null;
@@ -114,26 +114,13 @@ export interface WindowKeyParts {
   readonly key: string;
 }
 
-const WINDOW_KEY = new RegExp(`^${KEY_PREFIX}:\\{s\\d+\\}:w:(.*)$`);
+const POLICY_STATE_KEY = new RegExp(`^${KEY_PREFIX}:\\{s\\d+\\}:pk:(.*)$`);
 
 /**
- * Inverse of `windowKey` for a known policy and window (the caller scanned for them). The scope is
+ * Inverse of `policyStateKey` for a known policy (the caller scanned for it). The scope is
  * percent-encoded without ':' (`encodeScope`), so the first ':' after it ends it and the rest, which
  * may contain ':', is the key value.
  */
-export function parseWindowKey(redisKey: string, policy: string, window: string): WindowKeyParts | null {
-  const m = WINDOW_KEY.exec(redisKey);
-  const head = `${policy}:${window}:`;
-  if (m === null || !m[1].startsWith(head)) return null;
-  const rest = m[1].slice(head.length);
-  const colon = rest.indexOf(':');
-  if (colon < 0) return null;
-  return { tenant: decodeScope(rest.slice(0, colon)), key: rest.slice(colon + 1) };
-}
-
-const POLICY_STATE_KEY = new RegExp(`^${KEY_PREFIX}:\\{s\\d+\\}:pk:(.*)$`);
-
-/** Inverse of `policyStateKey` for a known policy (the caller scanned for it), as `parseWindowKey`. */
 export function parsePolicyStateKey(redisKey: string, policy: string): WindowKeyParts | null {
   const m = POLICY_STATE_KEY.exec(redisKey);
   if (m === null || !m[1].startsWith(`${policy}:`)) return null;
