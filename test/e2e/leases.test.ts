@@ -52,6 +52,9 @@ beforeAll(async () => {
     redisUrl: inject('redisUrl'),
     policies: policies(3),
     contract: true,
+    // A generous deadline: on a busy 2-core machine 500 parallel steps can outlast the default
+    // 100 ms, and a timed-out step is a degraded answer, not the count this suite checks.
+    env: { TALLY_BACKEND_TIMEOUT_MS: '10000' },
   });
 });
 afterAll(async () => {
