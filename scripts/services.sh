@@ -67,10 +67,11 @@ start() {
     if alive "$app"; then say "$app: already running (pid $(cat "$run/$app.pid"))"; continue; fi
     local ts; ts=$(now_ms)
     # The decision API runs with the V8 flags and malloc setting of `npm run start:decision-api`
-    # (docs/benchmarks.md, "Decision API memory"; libs/http/src/cluster.runtime.ts).
+    # (docs/benchmarks.md, "Decision API memory"; libs/http/src/cluster.runtime.ts); its primary
+    # gives its workers jemalloc when the system has it (Debian's redis-server brings it).
     local flags=() envs=()
     if [ "$app" = decision-api ]; then
-      flags=(--max-semi-space-size=8)
+      flags=(--max-semi-space-size=4 --heap-growing-percent=50)
       envs=(MALLOC_ARENA_MAX=2)
     fi
     env "${envs[@]}" nohup node "${flags[@]}" "dist/apps/$app/src/main.js" >"$run/$app.log" 2>&1 &

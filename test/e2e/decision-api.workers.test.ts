@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { credentials, Metadata, type Client } from '@grpc/grpc-js';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { tokenDigestHex } from '@tally/http';
+import { WORKER_NODE_FLAGS, tokenDigestHex, workerAllocatorEnv } from '@tally/http';
 import { buildTree, eventually, freePort, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricSum } from './support/decision-api.harness';
@@ -263,17 +263,28 @@ describe('decision-api with TALLY_WORKERS=2', () => {
   });
 
   it('forks every worker with the memory settings, though the primary was started without them', async () => {
-    // Given: the primary runs as `node main.js`, no node flags, no MALLOC_ARENA_MAX in its environment
+    // Given: the primary runs as `node main.js`, no node flags, no MALLOC_ARENA_MAX or LD_PRELOAD
     const words = (pid: string, file: string): string[] =>
       readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
     const primary = String(api.child.pid);
-    expect(words(primary, 'cmdline')).not.toContain('--max-semi-space-size=8');
+    for (const flag of WORKER_NODE_FLAGS) expect(words(primary, 'cmdline')).not.toContain(flag);
     expect(words(primary, 'environ')).not.toContain('MALLOC_ARENA_MAX=2');
-    // Then: each worker runs with the decision API's (libs/http cluster.runtime.ts)
+    // (the stack script installs redis-server, whose Debian packages bring libjemalloc2; on a host
+    // without one the workers keep glibc's malloc)
+    const jemalloc = workerAllocatorEnv({}).LD_PRELOAD;
+    expect(readFileSync(`/proc/${primary}/maps`, 'utf8')).not.toContain('libjemalloc');
+    // Then: each worker runs with the decision API's (libs/http cluster.runtime.ts), jemalloc loaded
     const lines = await workerLines(2);
     for (const line of lines) {
-      expect(words(line.pid, 'cmdline')).toContain('--max-semi-space-size=8');
+      for (const flag of WORKER_NODE_FLAGS) expect(words(line.pid, 'cmdline')).toContain(flag);
       expect(words(line.pid, 'environ')).toContain('MALLOC_ARENA_MAX=2');
+      const maps = readFileSync(`/proc/${line.pid}/maps`, 'utf8');
+      if (jemalloc === undefined) expect(maps).not.toContain('libjemalloc');
+      else
+        expect([words(line.pid, 'environ'), maps.includes(jemalloc)]).toEqual([
+          expect.arrayContaining([`LD_PRELOAD=${jemalloc}`]),
+          true,
+        ]);
       line.agent.destroy();
     }
   });

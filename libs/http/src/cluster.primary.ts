@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { type LoggerService } from '@nestjs/common';
 import { AggregatorRegistry } from 'prom-client';
 import { nextRestart } from './cluster.backoff';
-import { workerEnv, workerExecArgv } from './cluster.runtime';
+import { allocatorOf, workerAllocatorEnv, workerEnv, workerExecArgv } from './cluster.runtime';
 import {
   CLUSTER_ASK_TIMEOUT_MS,
   type ClusterMessage,
@@ -39,8 +39,9 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
 
   // Not Tally settings (libs/config owns those): node's own flags and the C library's environment,
   // passed on so that every worker runs with the memory settings measured for it (cluster.runtime.ts).
-  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
-  const extraEnv = workerEnv(process.env);
+  const execArgv = workerExecArgv(process.execArgv, process.env.NODE_OPTIONS);
+  cluster.setupPrimary({ execArgv });
+  const extraEnv = { ...workerEnv(process.env), ...workerAllocatorEnv(process.env) };
 
   const fork = (): void => {
     const worker = cluster.fork(extraEnv);
@@ -145,7 +146,10 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 
-  logger.log(`${name} primary ${process.pid} forking ${workers} workers`);
+  logger.log(
+    `${name} primary ${process.pid} forking ${workers} workers (node ${execArgv.join(' ')}; ` +
+      `${allocatorOf({ ...process.env, ...extraEnv })})`,
+  );
   for (let i = 0; i < workers; i++) fork();
 }
 

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WORKER_ENV, WORKER_NODE_FLAGS, workerEnv, workerExecArgv } from './cluster.runtime';
+import {
+  JEMALLOC_CONF,
+  JEMALLOC_PATHS,
+  WORKER_ENV,
+  WORKER_NODE_FLAGS,
+  allocatorOf,
+  workerAllocatorEnv,
+  workerEnv,
+  workerExecArgv,
+} from './cluster.runtime';
 
 const ROOT = join(__dirname, '../../..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -35,6 +44,37 @@ describe(workerEnv.name, () => {
   });
 });
 
+describe(workerAllocatorEnv.name, () => {
+  const only = (path: string) => (candidate: string) => candidate === path;
+
+  it('preloads the first jemalloc found, with its settings', () => {
+    const arm = '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2';
+    expect(workerAllocatorEnv({}, only(arm))).toEqual({ LD_PRELOAD: arm, MALLOC_CONF: JEMALLOC_CONF });
+    expect(workerAllocatorEnv({}, () => true)).toEqual({
+      LD_PRELOAD: JEMALLOC_PATHS[0],
+      MALLOC_CONF: JEMALLOC_CONF,
+    });
+  });
+
+  it('keeps glibc malloc when no jemalloc is installed', () => {
+    expect(workerAllocatorEnv({}, () => false)).toEqual({});
+  });
+
+  it("leaves the operator's LD_PRELOAD (an empty one too) and MALLOC_CONF as they are", () => {
+    expect(workerAllocatorEnv({ LD_PRELOAD: '' }, () => true)).toEqual({});
+    expect(workerAllocatorEnv({ LD_PRELOAD: '/opt/mimalloc.so' }, () => true)).toEqual({});
+    expect(workerAllocatorEnv({ MALLOC_CONF: 'narenas:4' }, () => true)).toEqual({
+      LD_PRELOAD: JEMALLOC_PATHS[0],
+    });
+  });
+
+  it('names the allocator for the start line', () => {
+    expect(allocatorOf({ LD_PRELOAD: JEMALLOC_PATHS[0] })).toBe(`jemalloc (${JEMALLOC_PATHS[0]})`);
+    expect(allocatorOf({})).toBe('glibc malloc');
+    expect(allocatorOf({ LD_PRELOAD: '/opt/mimalloc.so' })).toBe('/opt/mimalloc.so');
+  });
+});
+
 describe('the decision API start paths', () => {
   const env = Object.entries(WORKER_ENV).map(([name, value]) => `${name}=${value}`);
 
@@ -53,9 +93,16 @@ describe('the decision API start paths', () => {
     expect(services).toContain(`envs=(${env.join(' ')})`);
   });
 
+  it('the app image installs the jemalloc the primary preloads into its workers', () => {
+    expect(read('docker/app.Dockerfile')).toContain('install -y --no-install-recommends libjemalloc2');
+  });
+
   it('docker compose runs the decision API with the same flags and environment', () => {
     const compose = read('docker/compose.yml');
-    expect(compose).toContain(`NODE_OPTIONS: ${WORKER_NODE_FLAGS.join(' ')}\n`);
+    // (a command, not NODE_OPTIONS: node refuses --heap-growing-percent there)
+    expect(compose).toContain(
+      `command: node ${WORKER_NODE_FLAGS.join(' ')} dist/apps/decision-api/src/main.js\n`,
+    );
     for (const [name, value] of Object.entries(WORKER_ENV)) expect(compose).toContain(`${name}: '${value}'`);
   });
 });

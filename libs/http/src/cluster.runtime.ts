@@ -1,13 +1,15 @@
+import { existsSync } from 'node:fs';
+
 /**
  * The memory settings a worker process runs with, measured for the decision API (docs/benchmarks.md,
  * "Decision API memory"). The same words are in `npm run start:decision-api`, scripts/services.sh and
  * docker/compose.yml (a unit test keeps them equal); here they also reach workers whose primary was
  * started without them (`node main.js` by hand): on V8's defaults the young generation alone grows to
- * 134 MB under load. Not here: `--heap-growing-percent=50`, which marks the old generation sooner
- * (≈ 15 MB less per worker) for more CPU per request; an operator who prefers memory gives it to the
- * primary and every worker inherits it.
+ * 134 MB under load. 4 MB semi-spaces hold a worker's young generation to 8 MB; a 50 % growing factor
+ * marks the old generation once it has grown by half its live size, where V8 would let it reach 3–4 ×
+ * (on the gRPC path, where each call leaves a few KB to the next mark-compact, that was 100+ MB).
  */
-export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /**
  * glibc's malloc makes up to 8 arenas per core, one per thread that allocates (V8's GC and compiler
@@ -16,6 +18,48 @@ export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
  * so it is given in the environment of the process, never set from inside it.
  */
 export const WORKER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * Where jemalloc 5 is installed by Debian and Ubuntu (package `libjemalloc2`, which Debian's
+ * redis-server depends on, and which the app image installs), per architecture, then elsewhere.
+ */
+export const JEMALLOC_PATHS: readonly string[] = [
+  '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib64/libjemalloc.so.2',
+  '/usr/lib/libjemalloc.so.2',
+  '/usr/local/lib/libjemalloc.so.2',
+];
+
+/**
+ * jemalloc's settings for a worker: two arenas (as MALLOC_ARENA_MAX above), and freed pages handed
+ * back to the system within a second by a background thread (`dirty_decay_ms`), none kept in between.
+ */
+export const JEMALLOC_CONF = 'narenas:2,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0';
+
+/**
+ * The allocator a forked worker gets. glibc keeps what V8's optimizing compiler frees (its zones peak
+ * at 15–25 MB while a hot function compiles under load) and what sockets' buffers free in the middle of
+ * its heap: a worker that ran 20 s of gRPC load held ≈ 29 MB that `malloc_trim(0)` gave back at once.
+ * jemalloc returns them within its decay time. So when a jemalloc library is found, workers preload
+ * it, unless the operator chose: an `LD_PRELOAD` in the primary's environment (an empty one: glibc's
+ * malloc) is left as it is, and so is a `MALLOC_CONF` of their own.
+ */
+export function workerAllocatorEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  exists: (path: string) => boolean = existsSync,
+): Record<string, string> {
+  if (env.LD_PRELOAD !== undefined) return {};
+  const path = JEMALLOC_PATHS.find((candidate) => exists(candidate));
+  if (path === undefined) return {};
+  return { LD_PRELOAD: path, ...(env.MALLOC_CONF === undefined ? { MALLOC_CONF: JEMALLOC_CONF } : {}) };
+}
+
+/** What a worker's allocator is, for the primary's start line. */
+export function allocatorOf(env: Readonly<Record<string, string | undefined>>): string {
+  const preload = env.LD_PRELOAD ?? '';
+  return preload.includes('jemalloc') ? `jemalloc (${preload})` : preload === '' ? 'glibc malloc' : preload;
+}
 
 /** A flag's name (`--max-semi-space-size`), V8 taking `_` and `-` alike. */
 function flagName(arg: string): string {

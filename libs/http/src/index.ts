@@ -57,3 +57,4 @@ export { AUTH_CODES, COMMON_CODES, serviceOperations } from './service.openapi';
 export { MAX_JSON_DEPTH } from './json-depth';
 export { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
 export { runHttpApp, workerCount, type HttpAppSpec } from './run-http-app';
+export { WORKER_NODE_FLAGS, workerAllocatorEnv } from './cluster.runtime';
