@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   JEMALLOC_CONF,
-  JEMALLOC_PATHS,
   WORKER_ENV,
   WORKER_NODE_FLAGS,
   allocatorOf,
+  jemallocPaths,
   workerAllocatorEnv,
   workerEnv,
   workerExecArgv,
@@ -45,15 +45,25 @@ describe(workerEnv.name, () => {
 });
 
 describe(workerAllocatorEnv.name, () => {
-  const only = (path: string) => (candidate: string) => candidate === path;
-
-  it('preloads the first jemalloc found, with its settings', () => {
+  it("preloads the first jemalloc found, this architecture's Debian path first, with its settings", () => {
     const arm = '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2';
-    expect(workerAllocatorEnv({}, only(arm))).toEqual({ LD_PRELOAD: arm, MALLOC_CONF: JEMALLOC_CONF });
-    expect(workerAllocatorEnv({}, () => true)).toEqual({
-      LD_PRELOAD: JEMALLOC_PATHS[0],
+    expect(workerAllocatorEnv({}, () => true, 'arm64')).toEqual({
+      LD_PRELOAD: arm,
       MALLOC_CONF: JEMALLOC_CONF,
     });
+    expect(workerAllocatorEnv({}, () => true, 'x64').LD_PRELOAD).toBe(
+      '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+    );
+    expect(workerAllocatorEnv({}, (path) => path.startsWith('/usr/local/'), 'x64').LD_PRELOAD).toBe(
+      '/usr/local/lib/libjemalloc.so.2',
+    );
+    // never another architecture's library: the loader would refuse it
+    expect(jemallocPaths('x64')).not.toContain(arm);
+    expect(jemallocPaths('riscv64')).toEqual([
+      '/usr/lib64/libjemalloc.so.2',
+      '/usr/lib/libjemalloc.so.2',
+      '/usr/local/lib/libjemalloc.so.2',
+    ]);
   });
 
   it('keeps glibc malloc when no jemalloc is installed', () => {
@@ -63,13 +73,15 @@ describe(workerAllocatorEnv.name, () => {
   it("leaves the operator's LD_PRELOAD (an empty one too) and MALLOC_CONF as they are", () => {
     expect(workerAllocatorEnv({ LD_PRELOAD: '' }, () => true)).toEqual({});
     expect(workerAllocatorEnv({ LD_PRELOAD: '/opt/mimalloc.so' }, () => true)).toEqual({});
-    expect(workerAllocatorEnv({ MALLOC_CONF: 'narenas:4' }, () => true)).toEqual({
-      LD_PRELOAD: JEMALLOC_PATHS[0],
+    expect(workerAllocatorEnv({ MALLOC_CONF: 'narenas:4' }, () => true, 'x64')).toEqual({
+      LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
     });
   });
 
   it('names the allocator for the start line', () => {
-    expect(allocatorOf({ LD_PRELOAD: JEMALLOC_PATHS[0] })).toBe(`jemalloc (${JEMALLOC_PATHS[0]})`);
+    expect(allocatorOf({ LD_PRELOAD: '/usr/lib/libjemalloc.so.2' })).toBe(
+      'jemalloc (/usr/lib/libjemalloc.so.2)',
+    );
     expect(allocatorOf({})).toBe('glibc malloc');
     expect(allocatorOf({ LD_PRELOAD: '/opt/mimalloc.so' })).toBe('/opt/mimalloc.so');
   });

@@ -19,17 +19,22 @@ export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', 
  */
 export const WORKER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
+/** Debian's multiarch library folder per Node architecture. */
+const MULTIARCH: Readonly<Record<string, string>> = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
+
 /**
- * Where jemalloc 5 is installed by Debian and Ubuntu (package `libjemalloc2`, which Debian's
- * redis-server depends on, and which the app image installs), per architecture, then elsewhere.
+ * Where jemalloc 5 may be installed, first where Debian and Ubuntu put it for this architecture
+ * (package `libjemalloc2`, which Debian's redis-server depends on, and which the app image installs).
  */
-export const JEMALLOC_PATHS: readonly string[] = [
-  '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
-  '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
-  '/usr/lib64/libjemalloc.so.2',
-  '/usr/lib/libjemalloc.so.2',
-  '/usr/local/lib/libjemalloc.so.2',
-];
+export function jemallocPaths(arch: string = process.arch): string[] {
+  const multiarch = MULTIARCH[arch];
+  return [
+    ...(multiarch === undefined ? [] : [`/usr/lib/${multiarch}/libjemalloc.so.2`]),
+    '/usr/lib64/libjemalloc.so.2',
+    '/usr/lib/libjemalloc.so.2',
+    '/usr/local/lib/libjemalloc.so.2',
+  ];
+}
 
 /**
  * jemalloc's settings for a worker: two arenas (as MALLOC_ARENA_MAX above), and freed pages handed
@@ -48,9 +53,10 @@ export const JEMALLOC_CONF = 'narenas:2,background_thread:true,dirty_decay_ms:10
 export function workerAllocatorEnv(
   env: Readonly<Record<string, string | undefined>>,
   exists: (path: string) => boolean = existsSync,
+  arch: string = process.arch,
 ): Record<string, string> {
   if (env.LD_PRELOAD !== undefined) return {};
-  const path = JEMALLOC_PATHS.find((candidate) => exists(candidate));
+  const path = jemallocPaths(arch).find((candidate) => exists(candidate));
   if (path === undefined) return {};
   return { LD_PRELOAD: path, ...(env.MALLOC_CONF === undefined ? { MALLOC_CONF: JEMALLOC_CONF } : {}) };
 }
