@@ -140,9 +140,10 @@ export class ReseedAccumulator {
     if (counted) this.counted++;
   }
 
-  /** Sorted by key and window, so two runs write in the same order. */
+  /** Sorted by key and window (the map's ids), so two runs write in the same order. */
   targets(): ReseedTarget[] {
-    const id = (t: ReseedTarget) => `${t.key}\n${t.window}`;
-    return [...this.targetsByKey.values()].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+    return [...this.targetsByKey]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, target]) => target);
   }
 }
