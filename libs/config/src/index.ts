@@ -1,7 +1,7 @@
 export { ConfigModule } from './config.module';
 export { TALLY_CONFIG } from './config.constants';
 export { ConfigError } from './config.error';
-export { loadConfig } from './load-config';
+export { loadConfig, loadConfigFor } from './load-config';
 export { loadTlsFiles, type TlsFiles } from './tls-files';
 export { TallyConfig, AUTH_MODES, LOG_LEVELS } from './tally.config';
 export type { AuthMode, LogLevel } from './tally.config';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.error';
-import { loadConfig } from './load-config';
+import { loadConfig, loadConfigFor } from './load-config';
 import { TallyConfig } from './tally.config';
 
 const SECRETS = {
@@ -446,5 +446,55 @@ describe(loadConfig.name, () => {
         '  TALLY_TOKEN_SECRET: required (at least 16 characters)\n' +
         '  TALLY_SHARDS: must be an integer between 1 and 16384 (got "0")',
     );
+  });
+});
+
+describe(loadConfigFor.name, () => {
+  const CLI = ['redis', 'kafkaBrokers', 'shards'] as const;
+
+  function problemsFor(env: NodeJS.ProcessEnv): readonly string[] {
+    try {
+      loadConfigFor(env, CLI);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  }
+
+  it('returns the used settings only, validated, with the Redis target parsed', () => {
+    const sut = loadConfigFor({ REDIS_URL: 'redis://10.0.0.1:6380', TALLY_SHARDS: '16' }, CLI);
+
+    expect(sut).toEqual({
+      redis: { mode: 'single', url: 'redis://10.0.0.1:6380' },
+      kafkaBrokers: ['127.0.0.1:9092'],
+      shards: 16,
+    });
+    expect(Object.isFrozen(sut)).toBe(true);
+  });
+
+  it("takes the services' environment: their secrets, tokens file and rules between them are not its concern", () => {
+    // given what a service runs with, including what loadConfig itself refuses
+    const services = {
+      TALLY_AUTH: 'none',
+      TALLY_TOKENS_FILE: '/etc/tally/tokens.yaml',
+      TALLY_ADMIN_TOKEN: 'short',
+      TALLY_HTTP_PORT: '8080',
+      TALLY_GRPC_PORT: '8080',
+      TALLY_TLS_CERT: '/nowhere/cert.pem',
+    };
+    expect(problemsOf(services).length).toBeGreaterThan(0);
+
+    // then the tool, which reads none of them, runs
+    expect(problemsFor(services)).toEqual([]);
+  });
+
+  it('still refuses a bad used setting and an unknown TALLY_* name, as loadConfig words them', () => {
+    const env = { TALLY_SHARDS: 'lots', TALLY_SHRADS: '8', TALLY_AUTH: 'none', TALLY_TOKENS_FILE: 't.yaml' };
+
+    expect(problemsFor(env)).toEqual([
+      'TALLY_SHARDS: must be an integer between 1 and 16384 (got "lots")',
+      'TALLY_SHRADS: unknown setting (did you mean TALLY_SHARDS?)',
+    ]);
   });
 });

@@ -11,6 +11,44 @@ import { tlsProblems } from './tls-files';
  * listing every problem, including `TALLY_*` names it does not know (typos would otherwise be ignored).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
+  const { config, problems } = settle(env);
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => p.line));
+  const redis = parseRedisTarget(config.redisUrl);
+  return deepFreeze(Object.assign(config, { redis }));
+}
+
+/**
+ * The settings a tool reads (the `tally` CLI: where Redis and Kafka are, the shards…), validated as
+ * `loadConfig` validates them, from the same environment the services run with. A setting the tool
+ * does not read is not its error: a problem is reported only when the setting it is reported against
+ * is one of `used` (a rule between settings, such as "TALLY_TOKENS_FILE has no effect with
+ * TALLY_AUTH=none", belongs to the services that read them). `TALLY_*` names no setting has are still
+ * reported: a typo there may be a setting the tool reads, misspelled. `redis` comes with `redisUrl`.
+ * @throws ConfigError listing every problem of the used settings.
+ */
+export function loadConfigFor<K extends keyof TallyConfig>(
+  env: NodeJS.ProcessEnv,
+  used: readonly K[],
+): Readonly<Pick<TallyConfig, K>> {
+  const wanted = new Set<string>(used);
+  if (wanted.has('redis')) wanted.add('redisUrl');
+  const { config, problems } = settle(env);
+  const mine = problems.filter((p) => p.property === undefined || wanted.has(p.property));
+  if (mine.length > 0) throw new ConfigError(mine.map((p) => p.line));
+  const redis = wanted.has('redisUrl') ? parseRedisTarget(config.redisUrl) : undefined;
+  const picked: Partial<Record<keyof TallyConfig, unknown>> = {};
+  for (const property of used) picked[property] = property === 'redis' ? redis : config[property];
+  return deepFreeze(picked as Pick<TallyConfig, K>);
+}
+
+/** One problem, and the property of the setting it is reported against (none: an unknown variable). */
+interface Problem {
+  readonly property: string | undefined;
+  readonly line: string;
+}
+
+/** Every setting converted, and every problem, in the order `loadConfig` reports them. */
+function settle(env: NodeJS.ProcessEnv): { config: TallyConfig; problems: Problem[] } {
   const bindings = envBindings(TallyConfig);
   const raw = new Map<string, string | undefined>();
   const values: Record<string, unknown> = {};
@@ -34,10 +72,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TallyConfig {
   lines.push(...tokenConflicts(config));
   lines.push(...crossChecks(config, lines));
   lines.push(...unknownVariables(env, bindings));
-  if (lines.length > 0) throw new ConfigError(lines);
-
-  const redis = parseRedisTarget(config.redisUrl);
-  return deepFreeze(Object.assign(config, { redis }));
+  // Every line opens with the variable it is reported against (`NAME: …`).
+  const propertyOf = new Map(bindings.map((b) => [b.variable, b.property]));
+  const against = (line: string) => propertyOf.get(line.slice(0, line.indexOf(':')));
+  return { config, problems: lines.map((line) => ({ property: against(line), line })) };
 }
 
 function describeError(

@@ -1,4 +1,4 @@
-import { loadConfig, type RedisTarget } from '@tally/config';
+import { loadConfigFor, type RedisTarget } from '@tally/config';
 
 /** What the `tally` commands need from the environment: where things are, and how keys are sharded. */
 export interface OpsConfig {
@@ -20,31 +20,22 @@ export interface OpsOverrides {
 }
 
 /**
- * The CLI's view of the one validated configuration (@tally/config), so a typo in TALLY_* or a bad
- * REDIS_URL is reported exactly as the apps report it. The CLI authenticates nobody and hashes no
- * token (recorded selectors are already normalized), so the secrets the servers require are not
- * required here: auth is treated as off and a missing TALLY_TOKEN_SECRET gets an unused stand-in.
+ * The CLI's view of the one validated configuration (@tally/config): the settings it reads are
+ * checked exactly as the apps check them, so a typo in TALLY_* or a bad REDIS_URL is reported the same
+ * way. The settings only the services read (tokens, the tokens file, the token secret, ports, TLS…)
+ * are not the CLI's concern: it runs with the services' environment (their `.env`) whatever they hold.
  * @throws ConfigError listing every problem.
  */
 export function loadOpsConfig(env: NodeJS.ProcessEnv, overrides: OpsOverrides = {}): OpsConfig {
-  const effective: NodeJS.ProcessEnv = {
-    ...env,
-    TALLY_AUTH: 'none',
-    TALLY_TOKEN_SECRET: nonBlank(env.TALLY_TOKEN_SECRET) ?? 'cli-does-not-hash-tokens',
-  };
+  const effective: NodeJS.ProcessEnv = { ...env };
   if (overrides.redisUrl !== undefined) effective.REDIS_URL = overrides.redisUrl;
   if (overrides.brokers !== undefined) effective.KAFKA_BROKERS = overrides.brokers;
-  const config = loadConfig(effective);
-  return {
-    redis: config.redis,
-    redisUrl: config.redisUrl,
-    kafkaBrokers: config.kafkaBrokers,
-    shards: config.shards,
-    policiesPath: config.policiesPath,
-    auditRetentionMs: config.auditRetentionMs,
-  };
-}
-
-function nonBlank(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
+  return loadConfigFor(effective, [
+    'redis',
+    'redisUrl',
+    'kafkaBrokers',
+    'shards',
+    'policiesPath',
+    'auditRetentionMs',
+  ]);
 }
