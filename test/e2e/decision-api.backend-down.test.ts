@@ -15,7 +15,13 @@ import {
 } from './support/decision-api.harness';
 
 const run = uniqueName('e2e-down');
-const P = { closed: `${run}-closed`, open: `${run}-open`, local: `${run}-local` };
+const P = {
+  closed: `${run}-closed`,
+  open: `${run}-open`,
+  local: `${run}-local`,
+  bothLocal: `${run}-both-local`,
+  bothOpen: `${run}-both-open`,
+};
 const BACKEND_REASONS = ['backend_timeout', 'backend_unavailable', 'backend_error'];
 
 let sut: DecisionApiHarness;
@@ -45,6 +51,19 @@ policies:
       - { name: hourly, role: sustained, algorithm: fixed_window, limit: 3, period: 1h }
     on_backend_failure: local_fallback
     local_fallback_overflow: fail_open
+  - name: ${P.bothLocal}
+    match: { route: both }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 2, period: 1h }
+    on_backend_failure: local_fallback
+    local_fallback_overflow: fail_open
+  - name: ${P.bothOpen}
+    match: { route: both }
+    key: [tenant]
+    windows:
+      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }
+    on_backend_failure: fail_open
 `,
     env: { TALLY_LOCAL_FALLBACK_SHARE: '1' },
   });
@@ -104,7 +123,34 @@ describe(DecisionApiModule.name, () => {
         metricSum(metrics, 'tally_local_fallback_decisions_total', { policy: P.local, outcome: 'denied' }),
       ).toBe(1);
       expect(metricSum(metrics, 'tally_local_fallback_keys', {})).toBe(1);
-      expect(metricSum(metrics, 'tally_decisions_total', { policy: P.local, outcome: 'denied' })).toBe(1);
+      expect(metricSum(metrics, 'tally_policy_decisions_total', { policy: P.local, outcome: 'denied' })).toBe(
+        1,
+      );
+    });
+
+    it('counts each degraded and each locally denied decision once, and each policy with what it said', async () => {
+      // given two policies on one route: one falls back locally (2 per tenant), one fails open
+      const before = await sut.metrics();
+      const selectors = { tenant: uniqueName('t'), route: 'both' };
+
+      // when 4 decisions are asked
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await sut.decide({ selectors })).status);
+
+      // then 2 were allowed (degraded) and 2 denied by the local counters
+      expect(statuses).toEqual([200, 200, 429, 429]);
+      const after = await sut.metrics();
+      const delta = (labels: Record<string, string>) =>
+        metricSum(after, 'tally_decisions_total', labels) -
+        metricSum(before, 'tally_decisions_total', labels);
+      expect(delta({ outcome: 'degraded' })).toBe(2);
+      expect(delta({ outcome: 'denied', reason: 'sustained_quota_exhausted' })).toBe(2);
+      expect(delta({})).toBe(4);
+      const policy = (name: string, outcome: string) =>
+        metricSum(after, 'tally_policy_decisions_total', { policy: name, outcome });
+      expect([policy(P.bothLocal, 'degraded'), policy(P.bothLocal, 'denied')]).toEqual([2, 2]);
+      expect([policy(P.bothOpen, 'degraded'), policy(P.bothOpen, 'denied_by_other')]).toEqual([2, 2]);
+      expect(policy(P.bothOpen, 'denied')).toBe(0);
     });
 
     it('shows the fail mode and its overflow in the policy list', async () => {
@@ -135,7 +181,9 @@ describe(DecisionApiModule.name, () => {
       expect(ready.status).toBe(503);
       expect(ready.body.status).toBe('unavailable');
       expect(metricSum(metrics, 'tally_backend_errors_total', {})).toBeGreaterThanOrEqual(2);
-      expect(metricSum(metrics, 'tally_decisions_total', { policy: P.open, outcome: 'degraded' })).toBe(1);
+      expect(
+        metricSum(metrics, 'tally_policy_decisions_total', { policy: P.open, outcome: 'degraded' }),
+      ).toBe(1);
     });
   });
 });

@@ -199,7 +199,7 @@ describe(DecisionApiModule.name, () => {
 
     it('answers 413 cost.too_large above max_cost, however large, consuming nothing', async () => {
       const selectors = { tenant: tenant(), route: 'costly' };
-      const refused = { policy: '', outcome: 'refused', reason: 'cost.too_large' };
+      const refused = { outcome: 'refused', reason: 'cost.too_large' };
       const refusedBefore = metricSum(await sut.metrics(), 'tally_decisions_total', refused);
 
       const above = await sut.decide<DecisionBody>({ selectors, cost: 6 });
@@ -236,7 +236,7 @@ describe(DecisionApiModule.name, () => {
     });
 
     it('allows a request no policy applies to with policies: [] and counts it as unmatched', async () => {
-      const unmatched = { policy: 'unmatched', outcome: 'allowed' };
+      const unmatched = { outcome: 'allowed', reason: 'unmatched' };
       const before = metricSum(await sut.metrics(), 'tally_decisions_total', unmatched);
 
       const res = await sut.decide<DecisionBody>({ selectors: { tenant: tenant(), route: 'elsewhere' } });
@@ -387,6 +387,7 @@ describe(DecisionApiModule.name, () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       for (const name of [
         'tally_decisions_total',
+        'tally_policy_decisions_total',
         'tally_decision_duration_seconds',
         'tally_backend_errors_total',
         'tally_breaker_state',
@@ -397,14 +398,13 @@ describe(DecisionApiModule.name, () => {
       }
       const text = res.body;
       expect(
-        metricSum(text, 'tally_decisions_total', { policy: P.sustained, outcome: 'allowed' }),
+        metricSum(text, 'tally_policy_decisions_total', { policy: P.sustained, outcome: 'allowed' }),
       ).toBeGreaterThanOrEqual(2);
       expect(
-        metricSum(text, 'tally_decisions_total', {
-          policy: P.sustained,
-          outcome: 'denied',
-          reason: 'sustained_quota_exhausted',
-        }),
+        metricSum(text, 'tally_policy_decisions_total', { policy: P.sustained, outcome: 'denied' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        metricSum(text, 'tally_decisions_total', { outcome: 'denied', reason: 'sustained_quota_exhausted' }),
       ).toBeGreaterThanOrEqual(1);
       expect(metricSum(text, 'tally_decision_duration_seconds_count', {})).toBeGreaterThan(0);
       expect(text).toMatch(/^tally_breaker_state\{app="decision-api"\} 0$/m);

@@ -153,8 +153,10 @@ describe(DecisionApiModule.name, () => {
     it('counts over the limit but never denies, reporting would_deny', async () => {
       // given a shadow policy of 2 per hour
       const selectors = { tenant: tenant(), route: 'shadow' };
-      const wouldDeny = { policy: P.shadow, outcome: 'would_deny' };
-      const counted = await sut.metrics().then((m) => metricSum(m, 'tally_decisions_total', wouldDeny));
+      const wouldDeny = { policy: P.shadow, mode: 'shadow', outcome: 'would_deny' };
+      const counted = await sut
+        .metrics()
+        .then((m) => metricSum(m, 'tally_policy_decisions_total', wouldDeny));
 
       // when a third request comes
       const results = [];
@@ -174,7 +176,7 @@ describe(DecisionApiModule.name, () => {
       expect(results[2].headers.get('ratelimit-policy')).toBeNull();
       expect(results[2].headers.get('retry-after')).toBeNull();
       const m = await sut.metrics();
-      expect(metricSum(m, 'tally_decisions_total', wouldDeny)).toBe(counted + 1);
+      expect(metricSum(m, 'tally_policy_decisions_total', wouldDeny)).toBe(counted + 1);
     });
   });
 

@@ -320,6 +320,10 @@ describe('decision-api with TALLY_WORKERS=2', () => {
   it('answers /metrics with the sum over the workers, labels unchanged', async () => {
     // given 3 decisions on one worker and 5 on the other
     const [a, b] = await workerLines(2);
+    const allowed = { outcome: 'allowed', app: 'decision-api' };
+    const decided = (text: string) => metricSum(text, 'tally_decisions_total', allowed);
+    // (the gRPC calls above were decisions too)
+    const before = decided(String((await a.call('GET', '/metrics')).body.text));
     const counts = [3, 5];
     for (const [i, line] of [a, b].entries()) {
       for (let n = 0; n < counts[i]; n++) {
@@ -333,8 +337,8 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     // when /metrics is read from either worker, then it counts all 8 under the usual labels
     for (const line of [a, b]) {
       const text = String((await line.call('GET', '/metrics')).body.text);
-      const labels = { policy: POLICY, outcome: 'allowed', app: 'decision-api' };
-      expect(metricSum(text, 'tally_decisions_total', labels)).toBe(8);
+      expect(decided(text) - before).toBe(8);
+      expect(metricSum(text, 'tally_policy_decisions_total', { ...allowed, policy: POLICY })).toBe(8);
       // states are not summed: one policy set in force, one breaker state
       expect(metricSum(text, 'tally_policy_set_info', {})).toBe(1);
       expect(metricSum(text, 'tally_breaker_state', {})).toBe(0);

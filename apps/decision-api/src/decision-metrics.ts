@@ -9,11 +9,7 @@ import {
 import { METRICS_REGISTRY } from '@tally/observability';
 import { PolicyStore, type ReloadResult } from '@tally/policy';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-
-/** `policy` label of requests no policy applies to (DESIGN §3). */
-const UNMATCHED = 'unmatched';
-/** `policy` label of refusals that name no policy (invalid input, idempotency conflict, cost too large). */
-const NO_POLICY = '';
+import { decisionLabels, policyOutcome } from './decision-outcomes';
 
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
@@ -23,7 +19,8 @@ const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, o
  */
 @Injectable()
 export class DecisionMetrics implements DecisionObserver, OnModuleInit {
-  private readonly decisions: Counter<'policy' | 'outcome' | 'reason'>;
+  private readonly decisions: Counter<'outcome' | 'reason'>;
+  private readonly policyDecisions: Counter<'policy' | 'mode' | 'outcome'>;
   private readonly latency: Histogram;
   private readonly backendErrors: Counter<'reason'>;
   private readonly breaker: Gauge;
@@ -39,10 +36,18 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     private readonly store: PolicyStore,
   ) {
     const registers = [registry];
+    // Each decision once, as answered: its rate is the request rate, its denials the 429s.
     this.decisions = new Counter({
       name: 'tally_decisions_total',
-      help: 'Decisions by policy ("unmatched": no policy applied; "": refused before any policy), outcome (allowed|denied|would_deny|degraded|replayed|refused) and reason (deny reason, else the refusal code)',
-      labelNames: ['policy', 'outcome', 'reason'],
+      help: 'Decisions, each counted once, by outcome (allowed|denied|degraded|replayed|refused) and reason (deny reason, else degraded cause, else refusal code; "unmatched": allowed, no policy applied)',
+      labelNames: ['outcome', 'reason'],
+      registers,
+    });
+    // Each applicable policy of a decision once, with what that policy said (see decision-outcomes.ts).
+    this.policyDecisions = new Counter({
+      name: 'tally_policy_decisions_total',
+      help: 'Applicable policies of decisions by policy, mode (enforce|shadow) and what the policy said (allowed|denied|denied_by_other|would_deny|degraded|replayed|refused)',
+      labelNames: ['policy', 'mode', 'outcome'],
       registers,
     });
     this.latency = new Histogram({
@@ -109,18 +114,13 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
 
   onDecision(decision: Decision, latencyMs: number): void {
     this.latency.observe(latencyMs / 1000);
-    const outcome = outcomeOf(decision);
-    const reason = decision.reason ?? decision.degraded_cause ?? decision.code ?? '';
-    if (decision.policies.length === 0) {
-      // Only an allowed decision without policies is unmatched; a refusal before matching (400, 409,
-      // 413) names no policy, and counting it as unmatched would hide bad input as unthrottled traffic.
-      this.decisions.inc({ policy: decision.allowed ? UNMATCHED : NO_POLICY, outcome, reason });
-      return;
-    }
-    for (const policy of decision.policies) {
-      const own = policy.would_deny ? 'would_deny' : outcome;
-      this.decisions.inc({ policy: policy.name, outcome: own, reason });
-    }
+    this.decisions.inc(decisionLabels(decision));
+    for (const policy of decision.policies)
+      this.policyDecisions.inc({
+        policy: policy.name,
+        mode: policy.mode,
+        outcome: policyOutcome(decision, policy),
+      });
   }
 
   onBackendError(reason: BackendFailure): void {
@@ -155,14 +155,6 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
       this.policyVersion.set({ version: result.version }, 1);
     }
   }
-}
-
-function outcomeOf(decision: Decision): string {
-  if (decision.replayed) return 'replayed';
-  // A local_fallback denial is degraded (not from Redis) but a denial all the same.
-  if (decision.degraded) return decision.allowed ? 'degraded' : 'denied';
-  if (decision.allowed) return 'allowed';
-  return decision.kind === 'denied' ? 'denied' : 'refused';
 }
 
 /** Its own module: the engine imports the observer, so the observer must not need the engine. */
