@@ -332,22 +332,35 @@ describe('operator console', { timeout: 180_000 }, () => {
   it('Overview: the series and the health the overview API answers, refreshed live', async () => {
     // Samples are taken every second: wait until they cover the traffic (a rate > 0 was seen).
     await eventually(
-      () => projectorGet<{ decisions: { label: string; points: number[][] }[] }>('/v1/overview'),
-      (o) => o.decisions.some((s) => s.label === `allowed · ${POLICY}` && s.points.some((p) => p[1] > 0)),
+      () => projectorGet<{ policies: { label: string; points: number[][] }[] }>('/v1/overview'),
+      (o) => o.policies.some((s) => s.label === `allowed · ${POLICY}` && s.points.some((p) => p[1] > 0)),
       { ...WAIT, what: 'a sample with the traffic' },
     );
     await open('overview', '[data-testid="decisions-table"] tbody tr');
     const overview = await projectorGet<{
       decisions: { label: string }[];
+      policies: { label: string }[];
       denials: { label: string }[];
       health: Record<string, { status: string }>;
     }>('/v1/overview');
 
+    // Each decision once, by outcome; what each policy said apart (the shadow policy never denies).
     const shown = (await cellTexts('decisions-table')).map((r) => r[0]);
     expect(shown).toEqual(overview.decisions.map((s) => s.label));
-    expect(shown).toEqual(expect.arrayContaining([`allowed · ${POLICY}`, `denied · ${POLICY}`]));
+    expect(shown).toEqual(['allowed', 'denied']);
+    const policies = (await cellTexts('policies-table')).map((r) => r[0]);
+    expect(policies).toEqual(overview.policies.map((s) => s.label));
+    expect(policies).toEqual(
+      expect.arrayContaining([
+        `allowed · ${POLICY}`,
+        `denied · ${POLICY}`,
+        `allowed · ${SHADOW}`,
+        `would_deny · ${SHADOW}`,
+      ]),
+    );
+    expect(policies).not.toContain(`denied · ${SHADOW}`);
     expect((await cellTexts('denials-table')).map((r) => r[0])).toEqual(overview.denials.map((s) => s.label));
-    expect(overview.denials.map((s) => s.label)).toContain('burst_quota_exhausted');
+    expect(overview.denials.map((s) => s.label)).toEqual(['burst_quota_exhausted']);
     for (const service of ['projector', 'decision-api', 'relay']) {
       expect(overview.health[service].status).toBe('healthy');
       await expect

@@ -7,6 +7,7 @@ import type { Page } from './page.js';
 interface Overview {
   interval_ms: number;
   decisions: LineSeries[];
+  policies: LineSeries[];
   denials: LineSeries[];
   degraded: LineSeries[];
   health: Record<string, { status: string; components: Record<string, { status: string }> }>;
@@ -27,7 +28,10 @@ function ratesCard(title: string, series: LineSeries[], testId: string): HTMLEle
   );
 }
 
-/** Decisions/s by outcome and policy, denials by reason, degraded, the last hour; health of every component. */
+/**
+ * Decisions/s by outcome (each decision once), what each policy said, denials by reason, degraded, the
+ * last hour; health of every component.
+ */
 export const overviewPage: Page = async (root) => {
   const draw = async (): Promise<void> => {
     let data: Overview;
@@ -68,7 +72,8 @@ export const overviewPage: Page = async (root) => {
       h(
         'div',
         { class: 'grid' },
-        ratesCard('Decisions per second by outcome and policy', data.decisions, 'decisions-table'),
+        ratesCard('Decisions per second by outcome', data.decisions, 'decisions-table'),
+        ratesCard('Policies per second by what each said', data.policies, 'policies-table'),
         ratesCard('Denials per second by reason', data.denials, 'denials-table'),
         ratesCard('Degraded decisions per second by cause', data.degraded, 'degraded-table'),
       ),

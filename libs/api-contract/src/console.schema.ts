@@ -172,7 +172,7 @@ export const PipelineSchema = Type.Object(
 
 /** One sampled rate series: per-second rates between consecutive samples. */
 const Series = Type.Object({
-  label: Type.String({ description: '`allowed · p1`, `burst_quota_exhausted`…' }),
+  label: Type.String({ description: '`denied`, `would_deny · p1`, `burst_quota_exhausted`…' }),
   points: Type.Array(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }), {
     description: '[epoch ms of the sample, per-second rate since the previous one].',
   }),
@@ -182,8 +182,14 @@ const Series = Type.Object({
 export const OverviewSchema = Type.Object(
   {
     interval_ms: Count('Sampling interval (`TALLY_CONSOLE_SAMPLE_INTERVAL`).'),
-    decisions: Type.Array(Series, { description: 'Decisions/s by outcome and policy.' }),
-    denials: Type.Array(Series, { description: 'Denials/s by reason.' }),
+    decisions: Type.Array(Series, {
+      description: 'Decisions/s by outcome (`tally_decisions_total`: each decision once).',
+    }),
+    policies: Type.Array(Series, {
+      description:
+        'Applicable policies/s by what each said, `outcome · policy` (`tally_policy_decisions_total`), and `allowed · (unmatched)`: decisions no policy applied to.',
+    }),
+    denials: Type.Array(Series, { description: 'Denials (429)/s by reason.' }),
     degraded: Type.Array(Series, { description: 'Degraded decisions/s by cause.' }),
     health: Type.Record(
       Type.String(),

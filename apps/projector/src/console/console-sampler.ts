@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { parseExposition, SampleRing, type RateSeries } from '@tally/observability';
 import { CONSOLE_OPTIONS, type ConsoleOptions } from './console.constants';
+import { DECISIONS, POLICY_DECISIONS } from './overview-series';
 import { upstreamGet } from './upstream.client';
 
 const HOUR_MS = 3_600_000;
-const DECISION_METRICS = new Set(['tally_decisions_total']);
+const DECISION_METRICS = new Set([DECISIONS, POLICY_DECISIONS]);
 const RELAY_METRICS = new Set([
   'tally_outbox_length',
   'tally_outbox_pending',

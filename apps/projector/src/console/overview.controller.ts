@@ -1,10 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ForbiddenError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
-import { HealthRegistry, statesOnly, type SampledSeries } from '@tally/observability';
+import { HealthRegistry, statesOnly } from '@tally/observability';
 import { ConsoleSampler } from './console-sampler';
-
-/** `tally_decisions_total`'s `policy` of a refusal before any policy: shown as such, not as a blank. */
-const label = (s: SampledSeries) => s.labels.policy || '(no policy)';
+import { byOutcome, byPolicy, degradedByCause, deniedByReason } from './overview-series';
 
 /**
  * What the console asks first: who the token is (`GET /v1/session`, any token, so that a page hides
@@ -37,9 +35,10 @@ export class OverviewController {
     const own = statesOnly(await this.health.report());
     return {
       interval_ms: this.sampler.intervalMs,
-      decisions: this.sampler.rates((s) => `${s.labels.outcome} · ${label(s)}`),
-      denials: this.sampler.rates((s) => (s.labels.outcome === 'denied' ? s.labels.reason : null)),
-      degraded: this.sampler.rates((s) => (s.labels.outcome === 'degraded' ? s.labels.reason : null)),
+      decisions: this.sampler.rates(byOutcome),
+      policies: this.sampler.rates(byPolicy),
+      denials: this.sampler.rates(deniedByReason),
+      degraded: this.sampler.rates(degradedByCause),
       health: {
         projector: { status: own.status, components: own.components },
         'decision-api': this.sampler.healthOf('decision-api'),
