@@ -49,7 +49,7 @@ describe('Prometheus alert rules', () => {
     const result = await promtoolRun(['check', 'rules', RULES_PATH]);
     expect(result.output).toContain('SUCCESS');
     expect(result.code).toBe(0);
-    expect(result.output).toMatch(/SUCCESS: 11 rules found/);
+    expect(result.output).toMatch(/SUCCESS: 12 rules found/);
   });
 
   it('pass their unit tests: each alert fires on its failure and not on a healthy deployment', async () => {
