@@ -99,6 +99,13 @@ describe('numbers up to 2^53 − 1, end to end', () => {
     expect(first.headers.get('ratelimit-limit')).toBe(String(SLIDING_MAX));
     expect(first.headers.get('ratelimit-remaining')).toBe(String(SLIDING_MAX - 2));
 
+    // a decision without an idempotency key (decide.lua's fast path): 2 more units
+    const plain = await ask(2);
+    const [hourly, bucket] = plain.body.policies[0].windows;
+    expect(hourly).toMatchObject({ limit: MAX, remaining: MAX - 4 });
+    // the bucket refills its whole limit every millisecond: 2 or 4 units short of full
+    expect([MAX - 2, MAX - 4]).toContain(bucket.remaining);
+
     // the outbox entry, and the usage and decision events the relay builds from it, carry them too
     const entry = await outboxEntry(first.body.decision_id);
     expect(JSON.parse(entry.r)).toEqual([
