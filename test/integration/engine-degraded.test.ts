@@ -9,6 +9,7 @@ import {
   DecisionService,
   DegradedLedger,
   EngineService,
+  planDecision,
   shardKeys,
   shardOf,
   type Decision,
@@ -27,6 +28,7 @@ import type { PolicySet } from '@tally/policy';
 import { createRedisClient } from '@tally/redis';
 import { eventually, PrivateRedis, sleep, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
+import { ulid } from 'ulid';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backendFailurePolicy } from './backend-failure.fixture';
 
@@ -227,6 +229,46 @@ describe(`${DegradedLedger.name} with a Redis that goes away and comes back`, ()
     );
     expect((await degradedRows()).map((r) => r.payload.id).sort()).toEqual(ids.sort());
     expect(degraded.size).toBe(0);
+  });
+
+  it('appends an entry once when its append ran but its reply came after the deadline', async () => {
+    // given degraded decisions waiting (recorded as the decision service does when Redis failed), and
+    // a Redis that answers
+    const { degraded } = await setup({ probeIntervalMs: 600_000, flushTimeoutMs: 300 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const tenant = uniqueName(`late${i}`);
+      const planned = planDecision(
+        { selectors: { tenant, principal: 'p', route: open }, cost: 2 },
+        {
+          policySet: set,
+          tokenSecret: 'engine-degraded-secret-0123',
+          shards: SHARDS,
+          maxCost: 10,
+          decisionId: ulid(),
+        },
+      );
+      if (!planned.ok) throw new Error(planned.refusal.message);
+      degraded.record(planned.plan, 'backend_timeout');
+      ids.push(planned.plan.decisionId);
+    }
+    // when the flush is sent to a paused Redis (its deadline passes for certain) that then resumes
+    // and runs the queued appends: written, but the ledger never heard so
+    server.pause();
+    try {
+      await degraded.flush();
+      expect(degraded.size).toBe(4);
+    } finally {
+      server.resume();
+    }
+    // (the rows of this test's decisions only: the server holds the earlier tests' too)
+    const ours = async () => (await degradedRows()).map((r) => r.payload.id).filter((id) => ids.includes(id));
+    await eventually(ours, (found) => found.length >= ids.length, POLL);
+    // and the next flush retries them
+    await degraded.flush();
+    expect(degraded.size).toBe(0);
+    // then each is in the outbox once: the retry found the decision's marker and appended nothing
+    expect((await ours()).sort()).toEqual(ids.sort());
   });
 
   it('tries a last flush when the engine closes', async () => {

@@ -58,6 +58,7 @@ describe(degradedEntry.name, () => {
       decisionId: DECISION_ID,
       shard: 47,
       outbox: 'tally:v1:{s47}:outbox',
+      marker: `tally:v1:{s47}:degraded:${DECISION_ID}`,
       timeMs: TIME_MS,
     });
     expect(JSON.parse(sut.payload)).toEqual({

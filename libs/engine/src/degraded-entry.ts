@@ -1,6 +1,7 @@
 import { degradedPayload } from '@tally/events';
 import type { DecisionPlan } from './decision-plan';
 import type { BackendFailure } from './decision.types';
+import { degradedMarkerKey } from './keys';
 
 /**
  * One degraded decision (allowed under fail_open while Redis failed) waiting to be appended to its
@@ -14,6 +15,8 @@ export interface DegradedEntry {
   readonly shard: number;
   /** The shard's outbox stream, `tally:v1:{s<N>}:outbox`. */
   readonly outbox: string;
+  /** Its append marker, `tally:v1:{s<N>}:degraded:<decision id>` (see degraded-append.lua). */
+  readonly marker: string;
   /** Field `p`: the allowed payload of the plan with `outcome: 'degraded'` and `degraded_cause`. */
   readonly payload: string;
   /**
@@ -30,5 +33,12 @@ export interface DegradedEntry {
  */
 export function degradedEntry(plan: DecisionPlan, cause: BackendFailure, timeMs: number): DegradedEntry {
   const payload = degradedPayload(plan.payloadJson, cause);
-  return { decisionId: plan.decisionId, shard: plan.shard.shard, outbox: plan.shard.outbox, payload, timeMs };
+  return {
+    decisionId: plan.decisionId,
+    shard: plan.shard.shard,
+    outbox: plan.shard.outbox,
+    marker: degradedMarkerKey(plan.shard, plan.decisionId),
+    payload,
+    timeMs,
+  };
 }

@@ -8,6 +8,12 @@ export interface DegradedLedgerOptions {
   readonly batchSize: number;
   /** Deadline of one append round trip (a batch is larger than one decision's step). */
   readonly flushTimeoutMs: number;
+  /**
+   * Lifetime of a degraded decision's append marker in Redis: a retried append within it is
+   * recognised and writes nothing (degraded-append.lua). A retry only follows an append whose reply
+   * was lost, at the next flush that reaches its shard.
+   */
+  readonly markerTtlMs: number;
   /** Deadline of the last flush at shutdown: a stop must not wait on a dead Redis. */
   readonly shutdownTimeoutMs: number;
   /** At most one "dropped" warning per this period, however many are dropped. */
@@ -20,6 +26,9 @@ export const DEFAULT_DEGRADED_LEDGER: DegradedLedgerOptions = {
   probeIntervalMs: 1_000,
   batchSize: 500,
   flushTimeoutMs: 1_000,
+  // A retry comes within seconds of the reply it lost, unless the shard's node then stays away: an
+  // hour covers any failover and restart; ≈ 100 B of Redis memory per degraded decision meanwhile.
+  markerTtlMs: 3_600_000,
   shutdownTimeoutMs: 2_000,
   dropLogIntervalMs: 10_000,
 };

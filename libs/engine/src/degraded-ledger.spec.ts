@@ -27,16 +27,22 @@ function plan(tenant = 'acme', cost = 1): DecisionPlan {
   return r.plan;
 }
 
-/** A Redis adapter double: `up` acknowledges everything, `down` nothing, `loseLast` all but the last. */
+/**
+ * A Redis adapter double: `up` acknowledges everything, `down` nothing, `loseLast` all but the last;
+ * the shards in `downShards` acknowledge nothing whatever the mode.
+ */
 class FakeOutbox implements DegradedOutbox {
   mode: 'up' | 'down' | 'loseLast' = 'down';
+  downShards = new Set<number>();
   readonly appended: DegradedEntry[] = [];
   readonly calls: number[] = [];
   closeTask: (() => Promise<void>) | undefined;
 
   appendDegraded(entries: readonly DegradedEntry[]): Promise<ReadonlySet<DegradedEntry>> {
     this.calls.push(entries.length);
-    const acked = this.mode === 'up' ? entries : this.mode === 'loseLast' ? entries.slice(0, -1) : [];
+    const acked = (
+      this.mode === 'up' ? entries : this.mode === 'loseLast' ? entries.slice(0, -1) : []
+    ).filter((e) => !this.downShards.has(e.shard));
     this.appended.push(...acked);
     return Promise.resolve(new Set(acked));
   }
@@ -113,14 +119,15 @@ describe(DegradedLedger.name, () => {
     for (const p of plans) sut.record(p, 'backend_unavailable');
     await sut.flush();
     expect(sut.size).toBe(3);
-    expect(outbox.calls).toEqual([2]);
+    // every shard was tried once in the run (three tenants, three shards), none more
+    expect(outbox.calls).toEqual([2, 1]);
     // when Redis answers again and a decision step succeeds
     outbox.mode = 'up';
     sut.nudge();
     await sut.flush();
     // then every entry is appended once, oldest first, in batches
     expect(ids(outbox.appended)).toEqual(plans.map((p) => p.decisionId));
-    expect(outbox.calls).toEqual([2, 2, 1]);
+    expect(outbox.calls).toEqual([2, 1, 2, 1]);
     expect(sut.size).toBe(0);
     expect(buffered.at(-1)).toBe(0);
   });
@@ -136,6 +143,28 @@ describe(DegradedLedger.name, () => {
     outbox.mode = 'up';
     await sut.flush();
     expect(ids(outbox.appended)).toEqual(['D0', 'D1', 'D2']);
+  });
+
+  it('drains the healthy shards when one shard fails, and keeps only that shard’s entries', async () => {
+    // given entries of two tenants on two shards, one of them failing
+    const sut = ledger({ probeIntervalMs: 60_000, batchSize: 2 });
+    const [a, b] = [plan('a'), plan('b')];
+    expect(a.shard.shard).not.toBe(b.shard.shard);
+    const plans = [a, b, plan('a'), plan('b'), plan('b'), plan('b')];
+    for (const p of plans) sut.record(p, 'backend_timeout');
+    outbox.mode = 'up';
+    outbox.downShards = new Set([a.shard.shard]);
+    // when a flush runs
+    await sut.flush();
+    // then every entry of the healthy shard is appended once, and the failing shard was tried once
+    const ofB = plans.filter((p) => p.shard.shard === b.shard.shard).map((p) => p.decisionId);
+    expect(ids(outbox.appended)).toEqual(ofB);
+    expect(sut.size).toBe(2);
+    // and once it answers again its entries follow, none of the others twice
+    outbox.downShards.clear();
+    await sut.flush();
+    expect(ids(outbox.appended).sort()).toEqual(plans.map((p) => p.decisionId).sort());
+    expect(sut.size).toBe(0);
   });
 
   it('probes Redis periodically while entries wait, and stops probing once empty', async () => {

@@ -18,10 +18,12 @@ export type DegradedOutbox = Pick<EngineService, 'appendDegraded' | 'beforeClose
  * nothing reached the outbox. Each one is kept here, in memory, as the outbox entry the script would
  * have written (`outcome: 'degraded'`, `degraded_cause`, the local time), and appended to its shard's
  * outbox once Redis answers again: on the next successful decision step, or by a probe every
- * `probeIntervalMs` while entries wait. An entry leaves the buffer only after Redis acknowledged its
- * XADD; a lost acknowledgement means a retry and a duplicate stream entry, which the projector
- * deduplicates by decision id. The relay then publishes it like any entry: a usage event (cost > 0)
- * and a decision event, which the projector lists in the audit trail as `degraded`.
+ * `probeIntervalMs` while entries wait. Each shard's part of a flush is its own Redis step: what a
+ * shard acknowledged leaves the buffer, what failed stays for that shard only, and the other shards
+ * keep draining. An entry leaves the buffer only after Redis acknowledged its append; a lost
+ * acknowledgement means a retry, which degraded-append.lua recognises by the decision's marker (kept
+ * `markerTtlMs`) and does not append again. The relay then publishes it like any entry: a usage
+ * event (cost > 0) and a decision event, which the projector lists in the audit trail as `degraded`.
  *
  * Not recorded: fail_closed refusals (503: nothing was spent) and cost-0 peeks (an allowed peek writes
  * no outbox entry either).
@@ -83,8 +85,8 @@ export class DegradedLedger {
   }
 
   /**
-   * Appends waiting entries, batch after batch, until the buffer is empty or a batch is not fully
-   * acknowledged (Redis is failing again: the probe or the next success retries). Single-flight:
+   * Appends waiting entries, batch after batch, until every shard's queue is empty or has failed once
+   * in this run (that shard is failing: the probe or the next success retries it). Single-flight:
    * concurrent calls share one run. Never rejects.
    */
   flush(): Promise<void> {
@@ -121,12 +123,14 @@ export class DegradedLedger {
   }
 
   private async drain(): Promise<void> {
-    while (this.buffer.size > 0) {
-      const batch: DegradedEntry[] = this.buffer.head(this.settings.batchSize);
-      const acked = await this.outbox.appendDegraded(batch, this.settings.flushTimeoutMs);
-      const removed = this.buffer.settle(batch, acked);
+    const failed = new Set<number>();
+    for (;;) {
+      const batch: DegradedEntry[] = this.buffer.head(this.settings.batchSize, failed);
+      if (batch.length === 0) return;
+      const acked = await this.outbox.appendDegraded(batch, this.settings);
+      this.buffer.settle(batch, acked);
+      for (const entry of batch) if (!acked.has(entry)) failed.add(entry.shard);
       this.observer?.onDegradedBuffered?.(this.buffer.size);
-      if (removed < batch.length) return;
     }
   }
 

@@ -12,8 +12,9 @@ import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutc
 import type { RedisClient } from '@tally/redis';
 import type { DecisionObserver } from './decision-observer';
 import type { DecisionPlan } from './decision-plan';
-import { appendDegradedEntries } from './degraded-append';
+import { appendShardEntries, degradedShards } from './degraded-append';
 import type { DegradedEntry } from './degraded-entry';
+import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { BackendFailure } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
 import type { EngineOptions } from './engine.options';
@@ -186,16 +187,20 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Appends buffered degraded entries to their shard outboxes (see `appendDegradedEntries`), as one
-   * step: through the breaker (a flush while it is open is refused; after the cooldown it may be the
-   * probe) and under `deadlineMs`. Returns the entries Redis acknowledged; none when the step failed.
+   * Appends buffered degraded entries to their shard outboxes (see `appendShardEntries`), each
+   * shard's part as its own step: through the breaker and under `flushTimeoutMs`. A shard that fails
+   * or times out costs only its own entries; what the others acknowledged is returned.
    */
   async appendDegraded(
     entries: readonly DegradedEntry[],
-    deadlineMs: number,
+    settings: Pick<DegradedLedgerOptions, 'flushTimeoutMs' | 'markerTtlMs'>,
   ): Promise<ReadonlySet<DegradedEntry>> {
-    const step = await this.step(() => appendDegradedEntries(this.redis, entries), deadlineMs);
-    return step.ok ? step.value : new Set();
+    const steps = await Promise.all(
+      degradedShards(entries).map((group) =>
+        this.step(() => appendShardEntries(this.redis, group, settings.markerTtlMs), settings.flushTimeoutMs),
+      ),
+    );
+    return new Set(steps.flatMap((step) => (step.ok ? step.value : [])));
   }
 
   health(): EngineHealth {

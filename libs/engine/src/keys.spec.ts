@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   allShardKeys,
   decodeScope,
+  degradedMarkerKey,
   encodeScope,
   fnv1a32,
   idempotencyKey,
@@ -182,6 +183,11 @@ describe('keys', () => {
     ])('refuses %s', (_, redisKey) => {
       expect(parsePolicyStateKey(redisKey, 'p')).toBeNull();
     });
+  });
+
+  it('keeps the append marker of a degraded decision beside its shard outbox (same slot)', () => {
+    const decisionId = '01JD0000000000000000000000';
+    expect(degradedMarkerKey(shardKeys(7), decisionId)).toBe(`tally:v1:{s7}:degraded:${decisionId}`);
   });
 
   describe('leases', () => {

@@ -173,6 +173,16 @@ export function leaseKey(shard: ShardKeys, decisionId: string): string {
 }
 
 /**
+ * The append marker of a degraded decision, a string `tally:v1:{s<N>}:degraded:<decision id>` beside
+ * the shard's outbox (same slot): degraded-append.lua writes it with the outbox entry, in one script,
+ * and appends nothing when it is already there. A retried append (its first reply lost) so never
+ * appends twice while the marker lives (`DegradedLedgerOptions.markerTtlMs`).
+ */
+export function degradedMarkerKey(shard: ShardKeys, decisionId: string): string {
+  return `${shard.base}:degraded:${decisionId}`;
+}
+
+/**
  * The shard's runtime overrides, one hash `tally:v1:{s<N>}:overrides` beside the windows (same slot,
  * so decide.lua reads it in the step that decides): field `overrideField(…)`, value the encoded
  * override (overrides/override-record.ts). Field `#seq` holds the shard's version counter.

@@ -58,4 +58,12 @@ describe(parseDecideReply.name, () => {
       leaseExpiresAt: 31000,
     });
   });
+
+  it('reads counts of 2^52 and more, which decide.lua sends as decimal strings, exactly', () => {
+    // one window: remaining 2^53 − 2; the overrides trailer: limit 2^53 − 1, version 7
+    const sut = parseDecideReply([1, 1000, 0, 0, '', '9007199254740990', 60000, 0, '9007199254740991', 7], 1);
+    expect(sut).toMatchObject({
+      windows: [{ remaining: 9007199254740990, override: { limit: Number.MAX_SAFE_INTEGER, version: 7 } }],
+    });
+  });
 });

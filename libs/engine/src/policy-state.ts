@@ -7,6 +7,7 @@ export interface WindowStateView {
   readonly name: string;
   readonly role: WindowRole;
   readonly algorithm: Algorithm;
+  /** The limit in force: the policy's, or a runtime override's while one is. */
   readonly limit: number;
   readonly period_ms: number;
   /** Units left now. */
@@ -55,7 +56,8 @@ export function describeState(
       name: w.name,
       role: w.role,
       algorithm: w.algorithm,
-      limit: w.limit,
+      // The limit in force: an override's when one is (the remaining above is counted against it).
+      limit: r.override?.limit ?? w.limit,
       period_ms: w.periodMs,
       remaining: r.remaining,
       reset_ms: r.resetMs,

@@ -294,4 +294,29 @@ describe(toRlsOutcome.name, () => {
       limit_remaining: 0xffff_ffff,
     });
   });
+
+  it('saturates uint32 fields at 2^53 − 1 and keeps the exact numbers in the headers', () => {
+    // given the largest limit Tally accepts, one unit spent
+    const largest: DecisionBinding = {
+      policy: 'p',
+      window: 'minute',
+      limit: Number.MAX_SAFE_INTEGER,
+      remaining: Number.MAX_SAFE_INTEGER - 1,
+      reset_ms: 1,
+    };
+
+    const sut = toRlsOutcome([decision('allowed', largest)], context);
+
+    // then the uint32 fields say "at least 4,294,967,295" and the headers carry the exact values
+    if (sut.kind !== 'answer') throw new Error(sut.kind);
+    expect(sut.response.statuses[0]).toMatchObject({
+      current_limit: { requests_per_unit: 0xffff_ffff },
+      limit_remaining: 0xffff_ffff,
+    });
+    const headers = Object.fromEntries(sut.response.response_headers_to_add.map((h) => [h.key, h.value]));
+    expect(headers).toMatchObject({
+      'ratelimit-limit': '9007199254740991',
+      'ratelimit-remaining': '9007199254740990',
+    });
+  });
 });

@@ -43,12 +43,12 @@ export const WindowStateV1 = Type.Object(
   {
     name: Text('Window name, unique within its policy.'),
     role: OneOf(['burst', 'sustained'], '`burst` or `sustained`: which deny reason this window produces.'),
-    limit: Type.Integer({ minimum: 1, description: 'Units per period (token bucket: capacity).' }),
+    limit: SafeInteger(1, 'Units per period (token bucket: capacity).'),
     remaining: Opt(
-      Type.Number({
-        description:
-          'Units left after the decision; for a coalesced denial those of its first denial; absent on degraded events (no script ran).',
-      }),
+      SafeInteger(
+        0,
+        'Units left after the decision; for a coalesced denial those of its first denial; absent on degraded events (no script ran).',
+      ),
     ),
     reset_ms: Opt(
       Type.Number({

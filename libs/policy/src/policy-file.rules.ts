@@ -56,7 +56,8 @@ export function IsPositiveInteger(): PropertyDecorator {
   return rule(
     'isPositiveInteger',
     (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
-    'must be a positive integer',
+    // Past 2^53 − 1 a number is no longer the one written (YAML and JSON readers round it).
+    'must be a positive integer, at most 9007199254740991',
   );
 }
 

@@ -49,11 +49,12 @@ const BAD: Record<string, string[]> = {
   'enabled-not-boolean.yaml': ['policies[0].enabled: must be true or false'],
   'key-missing.yaml': ['policies[0].key: is required'],
   'limit-not-positive-integer.yaml': [
-    'policies[0].windows[0].limit: must be a positive integer',
-    'policies[0].windows[1].limit: must be a positive integer',
-    'policies[0].windows[2].limit: must be a positive integer',
-    'policies[0].windows[3].limit: must be a positive integer',
+    'policies[0].windows[0].limit: must be a positive integer, at most 9007199254740991',
+    'policies[0].windows[1].limit: must be a positive integer, at most 9007199254740991',
+    'policies[0].windows[2].limit: must be a positive integer, at most 9007199254740991',
+    'policies[0].windows[3].limit: must be a positive integer, at most 9007199254740991',
     'policies[0].windows[4].limit: is required',
+    'policies[0].windows[5].limit: must be a positive integer, at most 9007199254740991',
   ],
   'limit-times-period-too-large.yaml': [
     'policies[0].windows[1].limit: limit × period in ms must be at most 9007199254740991 for token_bucket (here 104249992 × 86400000); lower the limit or the period',
@@ -61,7 +62,7 @@ const BAD: Record<string, string[]> = {
   ],
   'many-errors.yaml': [
     `policies[1].key: unknown dim "account"; must be among ${DIMS}`,
-    'policies[1].windows[0].limit: must be a positive integer',
+    'policies[1].windows[0].limit: must be a positive integer, at most 9007199254740991',
     `policies[1].windows[0].period: ${PERIOD}`,
     'policies[1].mode: must be one of enforce, shadow',
     'policies[2].windows: must be a non-empty list of windows',
@@ -72,8 +73,8 @@ const BAD: Record<string, string[]> = {
     'policies[1].local_fallback_overflow: only applies with on_backend_failure: local_fallback',
   ],
   'max-cost-invalid.yaml': [
-    'policies[0].max_cost: must be a positive integer',
-    'policies[1].max_cost: must be a positive integer',
+    'policies[0].max_cost: must be a positive integer, at most 9007199254740991',
+    'policies[1].max_cost: must be a positive integer, at most 9007199254740991',
   ],
   'month-period-on-fixed-window.yaml': [
     'policies[0].windows[0].period: 1mo is only valid with algorithm calendar_month',

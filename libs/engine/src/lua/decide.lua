@@ -36,6 +36,7 @@ Reply (array): status, now_ms, retry_after_ms, binding (1-based window, 0 = none
   An allowed decision that took a lease: then the lease's expiry (ms; also in a replay's windows).
   When an override was in force (status 0, 1, 4): then per window its effective limit and the
   version of its policy's override (0 = none).
+  Remaining and limits of 2^52 and more are decimal strings, not integers (see `reply_int`).
 
 Nothing here re-validates what TypeScript validated; the maths mirrors window-math.ts line by line.
 --]]
@@ -48,6 +49,16 @@ local format = string.format
 local function num(x)
   -- Every stored value is an integer below 2^53, which '%d' prints exactly, in half the time of
   -- tostring() (%.14g, exponent form past 1e14): docs/benchmarks.md, "decide.lua per call".
+  return format('%d', x)
+end
+
+-- A count (a limit, a remaining) as a reply value the client reads exactly, up to 2^53 - 1. An
+-- integer reply is decoded by ioredis digit by digit as `n * 10 + digit + 48 - 48`, whose
+-- intermediate passes 2^53 above 2^53 - 58 and rounds the odd values (2^53 - 1 arrives as 2^53);
+-- a string is read with Number(), exact. Below 2^52 (every usual value) the integer stays.
+local BIG = 4503599627370496
+local function reply_int(x)
+  if x < BIG then return x end
   return format('%d', x)
 end
 
@@ -80,7 +91,7 @@ if idem_ttl > 0 and cost > 0 then
     end
     local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1) }
     for _, v in ipairs(cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))) do
-      reply[#reply + 1] = v
+      reply[#reply + 1] = reply_int(v)
     end
     return reply
   end
@@ -232,7 +243,8 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
     if keep > need then need = keep end
     if until_ms > keep_to then keep_to = until_ms end
     writes[2 * i - 1], writes[2 * i] = names[i], value
-    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, 0
+    -- `reply_int`, inlined: the fast path spares itself a call per window
+    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining < BIG and remaining or num(remaining), reset_ms, 0
     results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
   end
   if fast then
@@ -637,7 +649,7 @@ local function ov_trailer(reply)
   if not OV_VERSION then return reply end
   local n = #reply
   for i = 1, w_count do
-    reply[n + 1] = OV[i] or tonumber(ARGV[6 + 5 * (i - 1) + 2])
+    reply[n + 1] = reply_int(OV[i] or tonumber(ARGV[6 + 5 * (i - 1) + 2]))
     reply[n + 2] = OV_VERSION[i] or 0
     n = n + 2
   end
@@ -648,7 +660,7 @@ end
 -- `override` (the version) when its policy had one; '' otherwise, so entries without stay as they were.
 local function ov_result_json(i)
   if not (OV_VERSION and OV_VERSION[i]) then return '' end
-  local s = ',"override":' .. OV_VERSION[i]
+  local s = ',"override":' .. num(OV_VERSION[i])
   if OV[i] then s = s .. ',"limit":' .. num(OV[i]) end
   return s
 end
@@ -702,7 +714,7 @@ local function reply_windows(reply)
   local n = #reply
   for i = 1, w_count do
     local r = 10 * (i - 1)
-    reply[n + 1], reply[n + 2] = R[r + 9], R[r + 10]
+    reply[n + 1], reply[n + 2] = reply_int(R[r + 9]), R[r + 10]
     if R[r + 8] then reply[n + 3] = 0 else reply[n + 3] = 1 end
     n = n + 3
   end
@@ -783,9 +795,11 @@ state_flush()
 local reply = reply_windows({ 1, now, 0, 0, '' })
 lease_finish(reply)
 if idem_key then
+  -- The windows as a JSON array of integers, by hand: cjson writes numbers with 14 digits (1e14 and
+  -- up lose their last digits), and `reply_int` made the largest strings.
   local windows = {}
-  for k = 6, #reply do windows[k - 5] = reply[k] end
-  redis.call('SET', idem_key, fingerprint .. '\n' .. cjson.encode(windows) .. '\n' .. payload, 'PX', idem_ttl)
+  for k = 6, #reply do windows[k - 5] = num(tonumber(reply[k])) end
+  redis.call('SET', idem_key, fingerprint .. '\n[' .. table.concat(windows, ',') .. ']\n' .. payload, 'PX', idem_ttl)
 end
 redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json())
 return ov_trailer(reply)
