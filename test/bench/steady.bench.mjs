@@ -4,11 +4,13 @@
 // private Redis, its relay shipping to a private Kafka broker; the peer on a redis-server of its own.
 // Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
 // outbox is written, not shipped, until the next measurement, which starts once it is drained), the
-// baseline build when given, then the peer; figures are medians over the rounds, ratios are taken within each round then their median.
+// baseline build when given, then the peer; figures are medians over the rounds, ratios are taken
+// within each round, then their median.
 // Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
 // summed into it, threads included), p50/p90/p99, and the relay's records per produce request and
-// per decision from its /metrics. Then: the relay's idle CPU (a window with no load), and the
-// decision → projection lag at half Tally's median saturation rate (see lib/steady-lag.mjs).
+// per decision from its /metrics. Then: every process's idle CPU (a window with no load), and the
+// decision → projection lag at half Tally's median saturation rate (lib/steady-lag.mjs), with the
+// CPU per decision of that load, the projector's included.
 // The ledger's CPU per decision = relay + broker + the relay's share of Redis (Redis CPU with the
 // ledger on minus paused). Without PEER_RATELIMIT_BIN it measures Tally alone and says how to build it.
 // Settings (env): PEER_RATELIMIT_BIN, GHZ_BIN, BENCH_ROUNDS (3), BENCH_DURATION (10 s), BENCH_WARMUP
@@ -32,7 +34,8 @@ import { startStack } from './lib/stack.mjs';
 import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
 import { ledgerControl } from './lib/steady-ledger.mjs';
 import { measureIdle, measureSteady, processGroups } from './lib/steady-measure.mjs';
-import { printSteadySummary, summarizeLoad, VARIANTS } from './lib/steady-report.mjs';
+import { printSteadySummary } from './lib/steady-report.mjs';
+import { summarizeLoad, VARIANTS } from './lib/steady-summary.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
@@ -109,14 +112,18 @@ async function lagPhase({ results, stack, tally, ledger, ghz }) {
   const projector = await projectorAtLatest(stack, settings, log);
   try {
     log(`lag: markers every 100 ms beside ${transport} at ${rate}/s for ${settings.durationSeconds} s`);
-    const background = caseLoad(transport, tally, { ghz, ...settings, rate });
-    await background(settings.warmupSeconds);
-    const lag = await projectionLag({
-      side: tally,
-      redis: tally.redis,
-      background,
-      seconds: settings.durationSeconds,
-    });
+    const load = caseLoad(transport, tally, { ghz, ...settings, rate });
+    await load(settings.warmupSeconds);
+    // The background load measured like the rounds', the projector's CPU included.
+    const during = () =>
+      measureSteady({
+        load,
+        groups: processGroups(tally, { projector: projector.pid }),
+        relayMetricsUrl: tally.pids.relayMetricsUrl,
+        warmupSeconds: 0,
+        durationSeconds: settings.durationSeconds,
+      });
+    const lag = await projectionLag({ side: tally, redis: tally.redis, during });
     return { rate, transport, ...lag };
   } finally {
     await projector.stop();

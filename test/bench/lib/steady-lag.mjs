@@ -41,10 +41,11 @@ export async function projectorAtLatest(stack, settings, log) {
 }
 
 /**
- * Marker decisions (`side.httpBody`) while `background(seconds)` runs; `redis`: Tally's Redis (the
- * projection's). Returns p50/p90/p99/max ms and the markers sent, arrived, lost.
+ * Marker decisions (`side.httpBody`) while `during()` runs the background load (and resolves to its
+ * measurement); `redis`: Tally's Redis (the projection's). Returns p50/p90/p99/max ms, the markers
+ * sent, arrived, lost, and what `during` measured.
  */
-export async function projectionLag({ side, redis, background, seconds }) {
+export async function projectionLag({ side, redis, during }) {
   const { ProjectionNamespaces } = loadBuilt('libs/projections/src/index.js');
   const namespaces = new ProjectionNamespaces(redis);
   const namespace = await namespaces.active();
@@ -60,14 +61,14 @@ export async function projectionLag({ side, redis, background, seconds }) {
     },
     seen: projectionSeen(redis, namespaces, namespace),
   });
-  const load = await background(seconds);
+  const background = await during();
   const probed = await probe.stop();
   return {
-    backgroundPerSec: load.okPerSec,
     ...latencySummary(probed.lagsMs),
     markers: probed.sent,
     arrived: probed.arrived,
     lost: probed.lost,
     failed: probed.failed,
+    background,
   };
 }

@@ -1,11 +1,9 @@
-// The steady bench's figures: per case (grpc-1, http) and load (a fixed rate, saturation) the median
-// over the rounds of each variant (Tally, Tally with the ledger paused, the peer), the ratios the
-// targets are set in (each taken within a round, whose variants ran back to back, then its median),
-// and the table.
+// The steady bench's table: per case and load one column per variant, then each target's ratio
+// against its target (the issue's), met or MISSED.
 import { round } from './load.mjs';
-import { median } from './report.mjs';
+import { ROLES, VARIANTS } from './steady-summary.mjs';
 
-/** What the targets ask of a build; `null` = not a target, printed for reading only. */
+/** What the targets ask of a build (µs, ratios, ms per second, ms). */
 export const STEADY_TARGETS = {
   ledgerUs: 50,
   relayIdleMsPerSec: 3,
@@ -13,57 +11,6 @@ export const STEADY_TARGETS = {
   saturation: { 'grpc-1': 0.6, http: 0.8 },
   lagP99Ms: 250,
 };
-export const VARIANTS = ['tally', 'paused', 'baseline', 'peer'];
-const ROLES = ['server', 'redis-server', 'relay', 'kafka broker', 'projector'];
-
-/** The ledger's CPU per decision in one round: relay + broker + what the relay adds to Redis. */
-function ledgerUs(round_) {
-  const on = round_.tally.cpuUs;
-  const off = round_.paused?.cpuUs;
-  const redisShare = off ? Math.max(0, on['redis-server'] - off['redis-server']) : null;
-  return round((on.relay ?? 0) + on['kafka broker'] + (redisShare ?? 0), 1);
-}
-
-function variantSummary(ms) {
-  const at = (pick) => median(ms.map(pick));
-  return {
-    okPerSec: at((m) => m.okPerSec),
-    latencyMs: {
-      p50: at((m) => m.latencyMs.p50),
-      p90: at((m) => m.latencyMs.p90),
-      p99: at((m) => m.latencyMs.p99),
-    },
-    cpuUs: Object.fromEntries(ROLES.filter((r) => r in ms[0].cpuUs).map((r) => [r, at((m) => m.cpuUs[r])])),
-    totalCpuUs: at((m) => m.totalCpuUs),
-    recordsPerRequest: at((m) => m.relay.recordsPerRequest),
-    recordsPerDecision: at((m) => m.relay.perDecision),
-    failed: ms.reduce((n, m) => n + m.failed, 0),
-    cut: ms.reduce((n, m) => n + m.cut, 0),
-    rounds: ms.map((m) => ({ okPerSec: m.okPerSec, totalCpuUs: m.totalCpuUs })),
-  };
-}
-
-/** `rounds`: `[{ tally, paused?, baseline?, peer? }]` of one case and load. */
-export function summarizeLoad(rounds) {
-  const variants = VARIANTS.filter((v) => rounds[0][v] !== undefined);
-  const sides = Object.fromEntries(variants.map((v) => [v, variantSummary(rounds.map((r) => r[v]))]));
-  const per = (f) => {
-    const xs = rounds.map(f);
-    return { median: median(xs), rounds: xs };
-  };
-  const ratios = { ledgerUs: per(ledgerUs) };
-  if (sides.peer) {
-    ratios.cpuVsPeer = per((r) => round(r.tally.totalCpuUs / r.peer.totalCpuUs, 2));
-    ratios.throughputVsPeer = per((r) => round(r.tally.okPerSec / r.peer.okPerSec, 2));
-    if (sides.paused)
-      ratios.pausedThroughputVsPeer = per((r) => round(r.paused.okPerSec / r.peer.okPerSec, 2));
-  }
-  if (sides.baseline) {
-    ratios.cpuVsBaseline = per((r) => round(r.tally.totalCpuUs / r.baseline.totalCpuUs, 2));
-    ratios.throughputVsBaseline = per((r) => round(r.tally.okPerSec / r.baseline.okPerSec, 2));
-  }
-  return { sides, ratios };
-}
 
 const num = (x) =>
   x === null || x === undefined ? 'n/a' : x >= 1000 ? Math.round(x).toLocaleString('en') : x;
@@ -198,8 +145,18 @@ export function printSteadySummary(record) {
         `≤ ${STEADY_TARGETS.lagP99Ms}`,
         mark(lag.p99 <= STEADY_TARGETS.lagP99Ms && lag.lost === 0),
         `(p50 ${lag.p50}, p90 ${lag.p90}; ${lag.arrived}/${lag.markers} markers, ${lag.lost} lost; ` +
-          `background ${lag.backgroundPerSec}/s ${lag.transport})`,
+          `background ${lag.background.okPerSec}/s ${lag.transport})`,
       ]),
+    );
+  }
+  if (lag) {
+    const b = lag.background;
+    const cpu = Object.entries(b.cpuUs).map(([role, us]) => `${LABEL[role] ?? role} ${us}`);
+    lines.push(
+      '',
+      `lag phase, ${lag.transport} at ${lag.rate}/s asked, ${b.okPerSec}/s answered, projector running: ` +
+        `CPU µs per decision ${cpu.join(', ')} = ${b.totalCpuUs}; records per produce request ` +
+        `${num(b.relay.recordsPerRequest)}, per decision ${num(b.relay.perDecision)}`,
     );
   }
   lines.push('', row(['target', 'measured', 'target', '', '']), ...target, '');
