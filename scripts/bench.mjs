@@ -3,10 +3,13 @@
 //   ledger    test/bench/ledger.bench.mjs (relay, projector, lag, outbox depth; private Redis + Kafka)
 //   replay    test/bench/replay.bench.mjs (`tally replay` vs a bare read of the same ranges; private stack)
 //   durable   test/bench/durable.bench.mjs (the API with and without WAIT 1, master + replica pair)
+//   steady    test/bench/steady.bench.mjs (CPU per decision of every process, latency and records per
+//             produce request at a fixed rate and at saturation, beside envoyproxy/ratelimit when
+//             PEER_RATELIMIT_BIN is set; relay idle CPU; decision → projection lag)
 //   rls       test/bench/rls.bench.mjs (Envoy RLS: Tally vs envoyproxy/ratelimit when PEER_RATELIMIT_BIN is set)
 //   script-cost  the hot-path bench's script cost phase alone (Redis µs per decide.lua call)
 //   memory    the hot-path bench's memory phase alone (RSS per decision-API process, CPU per request)
-// `npm run bench` runs the first three in that order; `npm run bench -- durable` (or any of the
+// `npm run bench` runs the first four in that order; `npm run bench -- durable` (or any of the
 // names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
 import { execFileSync } from 'node:child_process';
@@ -21,6 +24,7 @@ const BENCHES = {
   memory: async () => (await import('../test/bench/hot-path.bench.mjs')).runMemoryBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
+  steady: async () => (await import('../test/bench/steady.bench.mjs')).runSteadyBench(),
   durable: async () => (await import('../test/bench/durable.bench.mjs')).runDurableBench(),
   rls: async () => (await import('../test/bench/rls.bench.mjs')).runRlsBench(),
   'script-cost': async () => (await import('../test/bench/hot-path.bench.mjs')).runScriptCostBench(),
@@ -28,6 +32,8 @@ const BENCHES = {
 /**
  * Run only when named: a topology of its own (a replica), a question of its own (a setting's cost,
  * the script's cost alone, the memory phase alone), another product beside Tally (the RLS peer).
+ * `steady` is in the default run: Tally's own targets (the ledger's CPU per decision, the relay's
+ * idle cost, the projection lag) need no peer; with PEER_RATELIMIT_BIN it also sets the peer beside.
  */
 const ON_REQUEST = new Set(['durable', 'rls', 'script-cost', 'memory']);
 const args = process.argv.slice(2);

@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import { decideLua, hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
 import { endOffsets, kafkaOf, rawConsume, rawProduce, relayRequests } from './lib/kafka-raw.mjs';
 import { startProjector, startRelay } from './lib/ledger-apps.mjs';
-import { lagProbe, sampleEvery, slope, watchProgress } from './lib/ledger-probes.mjs';
+import { lagProbe, projectionSeen, sampleEvery, slope, watchProgress } from './lib/ledger-probes.mjs';
 import { LEDGER_TARGETS, printLedgerSummary } from './lib/ledger-report.mjs';
 import { latencySummary, measureHttp, round } from './lib/load.mjs';
 import { fillOutbox, outboxDepth, readOutbox } from './lib/outbox-fill.mjs';
@@ -168,15 +168,7 @@ export async function runLedgerBench() {
         });
         return response.status === 200 && (await response.json()).allowed === true;
       },
-      seen: async (tenants) => {
-        // A tenant's usage is in the shard of its partition: seen when any shard holds it.
-        const shards = await namespaces.shardKeys(NAMESPACE);
-        const pipeline = redis.pipeline();
-        for (const t of tenants)
-          for (const keys of shards) pipeline.hexists(keys.usage(t, 'day', Date.now()), 'count:_all');
-        const found = (await pipeline.exec()).map(([error, hit]) => !error && hit === 1);
-        return tenants.map((_, i) => found.slice(i * shards.length, (i + 1) * shards.length).some(Boolean));
-      },
+      seen: projectionSeen(redis, namespaces, NAMESPACE),
     });
     const half = await new Promise((resolve, reject) => {
       autocannon(

@@ -18,82 +18,29 @@
 // shipping costs on these cores), BENCH_RLS_CASES (grpc-1,grpc-4,http), BENCH_PORT_BASE (servers' ports from
 // there: peer +0..+3, Tally +10..+12; else free ports), BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT /
 // BENCH_STACK_CONTROLLER_PORT (Tally's private stack), BENCH_PROFILE=1 (--cpu-prof of the API).
-import { mkdirSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { hotPathRedis, ROOT } from './lib/built.mjs';
-import { findGhz, measureGrpc } from './lib/ghz.mjs';
-import { startRelay } from './lib/ledger-apps.mjs';
-import { measureHttp } from './lib/load.mjs';
+import { ROOT } from './lib/built.mjs';
 import { cpuSnapshot, cpuSpentMs, sidePids } from './lib/proc-cpu.mjs';
-import { freePort, waitFor } from './lib/processes.mjs';
 import { redisReading, redisSpent } from './lib/redis-cost.mjs';
 import { writeJson } from './lib/report.mjs';
-import { descriptors, GRPC_DOMAIN, HTTP_DOMAIN, writeConfigs } from './lib/rls-configs.mjs';
-import { peerBuildInstructions, startPeer, startPlainRedis } from './lib/rls-peer.mjs';
+import { writeConfigs } from './lib/rls-configs.mjs';
+import { peerBuildInstructions } from './lib/rls-peer.mjs';
+import { caseLoad, ghzFor, rlsSettings } from './lib/rls-load.mjs';
 import { printRlsSummary, summarizeCase } from './lib/rls-report.mjs';
-import { expectCounted, rlsCall, startTallyApi, TALLY_AUTH } from './lib/rls-tally.mjs';
+import { checkSides, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
 import { processMemory } from './lib/rss.mjs';
 import { startStack } from './lib/stack.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
-const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
 const log = (line) => process.stdout.write(`[bench rls] ${line}\n`);
 
 const settings = {
-  rounds: int('BENCH_ROUNDS', 3),
-  durationSeconds: int('BENCH_DURATION', 10),
-  warmupSeconds: int('BENCH_WARMUP', 2),
-  concurrency: int('BENCH_CONCURRENCY', 50),
-  grpcConnections: int('BENCH_GRPC_CONNECTIONS', 10),
-  workers: process.env.BENCH_RLS_WORKERS ?? 'auto',
+  ...rlsSettings(),
   relay: process.env.BENCH_RLS_RELAY !== '0',
   cases: (process.env.BENCH_RLS_CASES ?? 'grpc-1,grpc-4,http').split(',').filter(Boolean),
-  shards: 64,
-  partitions: 12,
-  cpus: availableParallelism(),
-  node: process.version,
 };
-
-async function portsFrom(offset, count) {
-  const base = Number.parseInt(process.env.BENCH_PORT_BASE ?? '', 10);
-  const ports = [];
-  for (let i = 0; i < count; i++) ports.push(Number.isInteger(base) ? base + offset + i : await freePort());
-  return ports;
-}
-
-/** The load of one case against one side, as `seconds` of calls. */
-function caseLoad(name, side, ghz) {
-  const tenant = 't{{.RequestNumber}}';
-  if (name === 'grpc-1' || name === 'grpc-4') {
-    const data = { domain: GRPC_DOMAIN, descriptors: descriptors(name === 'grpc-1' ? 1 : 4, tenant) };
-    const o = {
-      bin: ghz,
-      target: side.grpcTarget,
-      data,
-      metadata: side.metadata,
-      concurrency: settings.concurrency,
-      connections: settings.grpcConnections,
-    };
-    return (seconds) => measureGrpc(o, seconds);
-  }
-  if (name === 'http') {
-    let n = 0;
-    const requests = [{ setupRequest: (req) => ({ ...req, body: side.httpBody(`t${n++}`) }) }];
-    return (seconds) =>
-      measureHttp({
-        url: side.httpUrl,
-        body: side.httpBody('t'),
-        headers: side.httpHeaders,
-        connections: settings.concurrency,
-        pipelining: 1,
-        warmupSeconds: 0,
-        durationSeconds: seconds,
-        requests,
-      });
-  }
-  throw new Error(`unknown case ${name}; one of grpc-1, grpc-4, http`);
-}
 
 function memoryOf(pids, labels) {
   return pids.map((pid) => ({ pid, what: labels(pid), ...processMemory(pid) }));
@@ -128,105 +75,26 @@ async function measure(side, load) {
 
 export async function runRlsBench() {
   mkdirSync(OUT_DIR, { recursive: true });
-  const ghz = settings.cases.some((c) => c.startsWith('grpc')) ? findGhz(log) : null;
+  const ghz = ghzFor(settings.cases, log);
   if (ghz) log(`ghz: ${ghz}`);
   const peerBin = process.env.PEER_RATELIMIT_BIN;
   if (!peerBin) log(peerBuildInstructions());
   const configs = writeConfigs(OUT_DIR);
   log(`limits: ${configs.envoyYaml} (peer) → ${configs.policies} (tally policy import-envoy)`);
-  const [peerHttp, peerGrpc, peerDebug, peerRedisPort] = await portsFrom(0, 4);
-  const [tallyHttp, tallyGrpc, relayPort] = await portsFrom(10, 3);
 
   const cleanup = [];
   try {
     const stack = await startStack(log);
     cleanup.push(() => stack.down());
-    const api = await startTallyApi(
-      {
-        stack,
-        settings,
-        policies: configs.policies,
-        ports: { http: tallyHttp, grpc: tallyGrpc },
-        outDir: OUT_DIR,
-      },
-      log,
-    );
-    cleanup.push(() => api.stop());
-    const ledger = [];
-    if (settings.relay) {
-      const relay = await startRelay(stack, settings, log, relayPort);
-      cleanup.push(() => relay.stop());
-      ledger.push(relay.pid, Number(readFileSync(join(stack.dir, 'kafka.pid'), 'utf8').trim()));
-    } else log('no relay: the outbox is written, not shipped (BENCH_RLS_RELAY=0)');
-    const tallyRedis = hotPathRedis(stack.redisUrl);
-    cleanup.push(() => tallyRedis.quit().catch(() => tallyRedis.disconnect()));
-    await waitFor('Tally Redis client', () => tallyRedis.status === 'ready', 10_000);
-    const tally = {
-      name: 'tally',
-      roots: [api.pid],
-      ledger,
-      redis: tallyRedis,
-      grpcTarget: api.grpcTarget,
-      metadata: TALLY_AUTH,
-      httpUrl: api.decisionsUrl,
-      httpHeaders: TALLY_AUTH,
-      httpBody: (tenant) =>
-        JSON.stringify({ selectors: { tenant }, attributes: { domain: HTTP_DOMAIN }, cost: 1 }),
-      label: (pid) => (pid === api.pid ? 'decision-api primary' : 'decision-api worker'),
-    };
-    const sides = [tally];
-
-    if (peerBin) {
-      const peerRedis = await startPlainRedis('peer redis-server', peerRedisPort, log);
-      cleanup.push(() => peerRedis.stop());
-      const peer = await startPeer(
-        {
-          bin: peerBin,
-          runtimeRoot: configs.runtimeRoot,
-          redisPort: peerRedisPort,
-          ports: { http: peerHttp, grpc: peerGrpc, debug: peerDebug },
-        },
+    const sides = [
+      await startTallySide(
+        { stack, settings, configs, outDir: OUT_DIR, relay: settings.relay },
         log,
-      );
-      cleanup.push(() => peer.stop());
-      const peerClient = hotPathRedis(peerRedis.url);
-      cleanup.push(() => peerClient.quit().catch(() => peerClient.disconnect()));
-      await waitFor('peer Redis client', () => peerClient.status === 'ready', 10_000);
-      sides.push({
-        name: 'peer',
-        roots: [peer.pid],
-        ledger: [],
-        redis: peerClient,
-        grpcTarget: peer.grpcTarget,
-        metadata: undefined,
-        httpUrl: peer.jsonUrl,
-        httpHeaders: {},
-        httpBody: (tenant) =>
-          JSON.stringify({
-            domain: HTTP_DOMAIN,
-            descriptors: [{ entries: [{ key: 'tenant', value: tenant }] }],
-          }),
-        label: () => 'ratelimit',
-      });
-    }
-
-    // Both sides must count every descriptor by a rule before any figure is taken.
-    for (const side of sides) {
-      for (const count of [1, 4]) {
-        const request = { domain: GRPC_DOMAIN, descriptors: descriptors(count, 'sanity') };
-        expectCounted(side.name, request, await rlsCall(side.grpcTarget, request, side.metadata ?? {}));
-      }
-      const http = await fetch(side.httpUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...side.httpHeaders },
-        body: side.httpBody('sanity'),
-      });
-      const text = await http.text();
-      if (http.status !== 200 || !/"allowed":true|"overallCode":"OK"/.test(text))
-        throw new Error(
-          `sanity check failed: ${side.name} HTTP answered ${http.status}: ${text.slice(0, 600)}`,
-        );
-    }
+        cleanup,
+      ),
+    ];
+    if (peerBin) sides.push(await startPeerSide({ bin: peerBin, configs }, log, cleanup));
+    await checkSides(sides);
 
     const results = {};
     for (const name of settings.cases) {
@@ -235,7 +103,7 @@ export async function runRlsBench() {
         const round = {};
         for (const side of sides) {
           log(`${name} round ${n + 1}/${settings.rounds}: ${side.name}`);
-          round[side.name] = await measure(side, caseLoad(name, side, ghz));
+          round[side.name] = await measure(side, caseLoad(name, side, { ghz, ...settings }));
           const m = round[side.name];
           log(
             `  ${m.okPerSec} ok/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +

@@ -1,5 +1,6 @@
 // The ledger's processes under test, each a child of the built tree on the private stack: the relay
 // and the projector (the decision API comes from servers.mjs). Ready = /healthz answers.
+import { join } from 'node:path';
 import { PROJECTOR_MAIN, RELAY_MAIN } from './built.mjs';
 import { freePort, startProcess, waitFor } from './processes.mjs';
 
@@ -31,6 +32,7 @@ async function startApp(name, main, portVar, env, log, fixedPort) {
   log(`${name} pid ${child.pid} on :${port}`);
   return {
     pid: child.pid,
+    port,
     async stop() {
       const exit = await child.stop(20_000);
       if (exit.code !== 0) log(`${name} exited with ${JSON.stringify(exit)}\n${child.output()}`);
@@ -38,9 +40,13 @@ async function startApp(name, main, portVar, env, log, fixedPort) {
   };
 }
 
-/** `port`: the relay's health and metrics port (default: any free one). */
-export function startRelay(stack, settings, log, port) {
-  return startApp('relay', RELAY_MAIN, 'TALLY_RELAY_PORT', appEnv(stack, settings), log, port);
+/**
+ * `port`: the relay's health and metrics port (default: any free one); `dist`: another build's
+ * (a baseline), else this tree's.
+ */
+export function startRelay(stack, settings, log, port, dist) {
+  const main = dist ? join(dist, 'apps/relay/src/main.js') : RELAY_MAIN;
+  return startApp('relay', main, 'TALLY_RELAY_PORT', appEnv(stack, settings), log, port);
 }
 
 export function startProjector(stack, settings, log) {

@@ -118,3 +118,19 @@ export function lagProbe({ decide, seen, everyMs = 100, pollMs = 10, tenantPrefi
     },
   };
 }
+
+/**
+ * `seen` of `lagProbe` for the projector's usage rows: `(tenants) => booleans`, a tenant seen when
+ * any shard of `namespace` holds its day row (its usage is in the shard of its partition).
+ * `namespaces`: the built tree's ProjectionNamespaces on `redis`.
+ */
+export function projectionSeen(redis, namespaces, namespace) {
+  return async (tenants) => {
+    const shards = await namespaces.shardKeys(namespace);
+    const pipeline = redis.pipeline();
+    for (const t of tenants)
+      for (const keys of shards) pipeline.hexists(keys.usage(t, 'day', Date.now()), 'count:_all');
+    const found = (await pipeline.exec()).map(([error, hit]) => !error && hit === 1);
+    return tenants.map((_, i) => found.slice(i * shards.length, (i + 1) * shards.length).some(Boolean));
+  };
+}

@@ -48,8 +48,10 @@ export function codeTally() {
 
 /**
  * @param {{ url: string, body: string, headers?: Record<string,string>, connections: number,
- *   pipelining: number, warmupSeconds: number, durationSeconds: number, requests?: object[] }} o
- *   `requests`: autocannon's request list, e.g. a `setupRequest` that varies the body per request.
+ *   pipelining: number, warmupSeconds: number, durationSeconds: number, requests?: object[],
+ *   overallRate?: number }} o
+ *   `requests`: autocannon's request list, e.g. a `setupRequest` that varies the body per request;
+ *   `overallRate`: requests per second over all connections (a fixed rate), else as fast as answered.
  */
 export async function measureHttp(o) {
   const base = {
@@ -60,6 +62,7 @@ export async function measureHttp(o) {
     connections: o.connections,
     pipelining: o.pipelining,
     ...(o.requests ? { requests: o.requests } : {}),
+    ...(o.overallRate ? { overallRate: o.overallRate } : {}),
   };
   if (o.warmupSeconds > 0) await run({ ...base, duration: o.warmupSeconds });
   const loadBefore = loadavg()[0];

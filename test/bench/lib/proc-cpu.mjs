@@ -70,3 +70,13 @@ export function cpuSpentMs(before, after) {
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
+
+/** A snapshot per named group of roots (`{ relay: [pid], api: [primary] }`), each with its children. */
+export function groupSnapshot(groups) {
+  return Object.fromEntries(Object.entries(groups).map(([name, roots]) => [name, cpuSnapshot(roots)]));
+}
+
+/** CPU ms spent per group between two `groupSnapshot`s. */
+export function groupSpentMs(before, after) {
+  return Object.fromEntries(Object.keys(after).map((name) => [name, cpuSpentMs(before[name], after[name])]));
+}

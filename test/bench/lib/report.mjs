@@ -56,13 +56,16 @@ export function ratios(figures) {
   };
 }
 
+/** The median of numbers (an even count: the mean of the middle two, to 3 decimals); null when none. */
+export function median(values) {
+  const v = values.filter((x) => x !== null && x !== undefined).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 === 1 ? v[mid] : round((v[mid - 1] + v[mid]) / 2, 3);
+}
+
 /** Each ratio's median over the rounds (the rounds' own pairs ran back to back). */
 export function medianRatios(perRound) {
-  const median = (values) => {
-    const v = [...values].sort((a, b) => a - b);
-    const mid = Math.floor(v.length / 2);
-    return v.length % 2 === 1 ? v[mid] : round((v[mid - 1] + v[mid]) / 2, 3);
-  };
   return Object.fromEntries(Object.keys(perRound[0]).map((k) => [k, median(perRound.map((r) => r[k]))]));
 }
 

@@ -7,13 +7,14 @@ import { startProcess, waitFor } from './processes.mjs';
 
 export const PEER_REPO = 'https://github.com/envoyproxy/ratelimit';
 
-export function peerBuildInstructions() {
+/** `bench`: the `npm run bench` name to run once the peer is built. */
+export function peerBuildInstructions(bench = 'rls') {
   return [
     'PEER_RATELIMIT_BIN is not set: measuring Tally alone. To measure envoyproxy/ratelimit beside it,',
     'build it from source (Go ≥ its go.mod version) and point the bench at the binary:',
     `  git clone ${PEER_REPO} /tmp/ratelimit-src`,
     '  (cd /tmp/ratelimit-src && go build -o /tmp/ratelimit ./src/service_cmd)',
-    '  PEER_RATELIMIT_BIN=/tmp/ratelimit npm run bench -- rls',
+    `  PEER_RATELIMIT_BIN=/tmp/ratelimit npm run bench -- ${bench}`,
   ].join('\n');
 }
 

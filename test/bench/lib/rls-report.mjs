@@ -1,12 +1,9 @@
 // The RLS bench's figures: per case and side the means over the rounds, Tally/peer ratios taken
 // within each round (its two sides ran back to back) with their median and spread, and the table.
 import { round } from './load.mjs';
+import { median } from './report.mjs';
 
 const mean = (xs) => round(xs.reduce((a, b) => a + b, 0) / xs.length, 1);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : round((s[s.length / 2 - 1] + s[s.length / 2]) / 2, 3);
-};
 
 /** µs per call of `command` over the rounds (sum of usec / sum of calls), and its calls per call. */
 function commandCost(measurements, command) {
@@ -21,11 +18,12 @@ function commandCost(measurements, command) {
   return calls === 0 ? null : { usPerCall: round(usec / calls, 2), perRequest: round(calls / requests, 2) };
 }
 
-// ghz cuts the calls in flight when its duration ends (`transport is closing`): not an answer.
-const CUT = /transport is closing|client connection is closing/;
+// ghz cuts the calls in flight when its duration ends (`transport is closing`; ghz 0.120: `use of
+// closed network connection` on its own side of the socket): not an answer.
+const CUT = /transport is closing|client connection is closing|use of closed network connection/;
 
 /** Answers other than OK/2xx, the calls ghz cut at the end of a run left out (counted apart). */
-function failuresOf(m) {
+export function failuresOf(m) {
   if (m.statusCodes) {
     const other = Object.entries(m.statusCodes).filter(([code]) => !code.startsWith('2'));
     return { failed: other.reduce((n, [, c]) => n + c, 0), detail: Object.fromEntries(other), cut: 0 };

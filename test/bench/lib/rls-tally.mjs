@@ -1,5 +1,5 @@
 // Tally's side of the RLS bench: the built decision API as `npm run start:decision-api` runs it (its
-// V8 flags, workers = one per core unless BENCH_RLS_WORKERS says otherwise, bearer auth, the ledger
+// V8 flags and environment, workers = one per core unless BENCH_RLS_WORKERS says otherwise, bearer auth, the ledger
 // on: every allowed decision appends its outbox entry), on the private stack's Redis, with the policy
 // file import-envoy made from the peer's configuration. Sanity-checked over gRPC before any figure.
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { API_MAIN, loadBuilt } from './built.mjs';
 import { appEnv } from './ledger-apps.mjs';
 import { startProcess, waitFor } from './processes.mjs';
-import { startFlags } from './servers.mjs';
+import { startCommand } from './servers.mjs';
 
 const CALLER_TOKEN = 'bench-caller-token-0123456789';
 export const TALLY_AUTH = { authorization: `Bearer ${CALLER_TOKEN}` };
@@ -41,12 +41,17 @@ export function expectCounted(side, request, response) {
     );
 }
 
-/** Starts the API on `ports.http`/`ports.grpc`; the stack is `{ redisUrl, brokers }`. */
-export async function startTallyApi({ stack, settings, policies, ports, outDir }, log) {
+/**
+ * Starts the API on `ports.http`/`ports.grpc`; the stack is `{ redisUrl, brokers }`. `build`: another
+ * build's `dist` and the package.json whose start script it runs with (a baseline), else this tree's.
+ */
+export async function startTallyApi({ stack, settings, policies, ports, outDir, build = {} }, log) {
   const profile = process.env.BENCH_PROFILE === '1';
   const profileDir = join(outDir, 'prof-rls');
-  const nodeArgs = [...startFlags(), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const start = startCommand(build.packageJson);
+  const nodeArgs = [...start.flags, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const env = {
+    ...start.env,
     ...appEnv(stack, settings),
     TALLY_POLICIES: policies,
     TALLY_HOST: '127.0.0.1',
@@ -54,7 +59,8 @@ export async function startTallyApi({ stack, settings, policies, ports, outDir }
     TALLY_GRPC_PORT: String(ports.grpc),
     TALLY_WORKERS: settings.workers,
   };
-  const child = startProcess('decision-api', process.execPath, [...nodeArgs, API_MAIN], env);
+  const main = build.dist ? join(build.dist, 'apps/decision-api/src/main.js') : API_MAIN;
+  const child = startProcess('decision-api', process.execPath, [...nodeArgs, main], env);
   const grpcTarget = `127.0.0.1:${ports.grpc}`;
   try {
     await waitFor(

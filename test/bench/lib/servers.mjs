@@ -68,18 +68,13 @@ export async function startCeiling(store, settings, log) {
  * The `--flag=value` node options and the `NAME=value` environment of a package.json's
  * `start:decision-api` script (e.g. `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 …`).
  */
-function startCommand(packageJson) {
+export function startCommand(packageJson = join(ROOT, 'package.json')) {
   const pkg = JSON.parse(readFileSync(packageJson, 'utf8'));
   const words = pkg.scripts['start:decision-api'].split(' ');
   const env = Object.fromEntries(
     words.filter((word) => /^[A-Z_]+=\S*$/.test(word)).map((word) => word.split('=')),
   );
   return { flags: words.filter((word) => /^--[a-z-]+=\S+$/.test(word)), env };
-}
-
-/** The `--flag=value` node options of this tree's `start:decision-api` script. */
-export function startFlags() {
-  return startCommand(join(ROOT, 'package.json')).flags;
 }
 
 /**
@@ -96,7 +91,7 @@ export async function startApi(store, settings, outDir, log, extraEnv = {}, buil
   // The V8 flags `npm run start:decision-api` runs with (the bench measures what production runs),
   // then extra node flags for what-if runs (e.g. --max-semi-space-size=32, or --require of a patch).
   const extra = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const start = startCommand(build.packageJson ?? join(ROOT, 'package.json'));
+  const start = startCommand(build.packageJson);
   const nodeArgs = [
     ...start.flags,
     ...extra,

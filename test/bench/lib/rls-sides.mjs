@@ -1,0 +1,121 @@
+// The two sides the RLS benches put side by side, started the same way by each bench: Tally (the
+// built decision API on a private stack, its relay shipping to the stack's broker unless told
+// otherwise) and envoyproxy/ratelimit on a redis-server of its own; each side is checked to count
+// every descriptor of a call, over gRPC and over HTTP, before any figure is taken.
+// A side: `{ name, roots, ledger, redis, grpcTarget, metadata, httpUrl, httpHeaders, httpBody,
+// label, pids }` — `roots` the server's pids (workers are found as their children), `ledger` the
+// ledger's pids (relay, broker), `redis` an ioredis client of the side's Redis, `pids` each process
+// by role (what the steady bench reads apart).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hotPathRedis } from './built.mjs';
+import { startRelay } from './ledger-apps.mjs';
+import { freePort, waitFor } from './processes.mjs';
+import { descriptors, GRPC_DOMAIN, HTTP_DOMAIN } from './rls-configs.mjs';
+import { startPeer, startPlainRedis } from './rls-peer.mjs';
+import { expectCounted, rlsCall, startTallyApi, TALLY_AUTH } from './rls-tally.mjs';
+
+/** `count` ports from BENCH_PORT_BASE + `offset` (a machine where ports are assigned), else free ones. */
+export async function portsFrom(offset, count) {
+  const base = Number.parseInt(process.env.BENCH_PORT_BASE ?? '', 10);
+  const ports = [];
+  for (let i = 0; i < count; i++) ports.push(Number.isInteger(base) ? base + offset + i : await freePort());
+  return ports;
+}
+
+/** An ioredis client of `url`, ready, closed by `cleanup`. */
+async function redisClient(what, url, cleanup) {
+  const client = hotPathRedis(url);
+  cleanup.push(() => client.quit().catch(() => client.disconnect()));
+  await waitFor(what, () => client.status === 'ready', 10_000);
+  return client;
+}
+
+async function redisPid(client) {
+  return Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
+}
+
+/**
+ * Tally on `stack` with the policies of `configs`; ports from BENCH_PORT_BASE + 10..12 (a baseline's
+ * + 20..22). `relay`: false = the outbox is written, not shipped. `build`: `{ dist, packageJson }` of
+ * another build, measured as side `baseline`. Every process it starts is stopped by `cleanup`.
+ */
+export async function startTallySide({ stack, settings, configs, outDir, relay, build }, log, cleanup) {
+  const [http, grpc, relayPort] = await portsFrom(build ? 20 : 10, 3);
+  const api = await startTallyApi(
+    { stack, settings, policies: configs.policies, ports: { http, grpc }, outDir, build },
+    log,
+  );
+  cleanup.push(() => api.stop());
+  const broker = Number(readFileSync(join(stack.dir, 'kafka.pid'), 'utf8').trim());
+  const pids = { api: api.pid, broker, relay: null, relayMetricsUrl: null };
+  if (relay) {
+    const app = await startRelay(stack, settings, log, relayPort, build?.dist);
+    cleanup.push(() => app.stop());
+    pids.relay = app.pid;
+    pids.relayMetricsUrl = `http://127.0.0.1:${app.port}/metrics`;
+  } else log('no relay: the outbox is written, not shipped');
+  const redis = await redisClient('Tally Redis client', stack.redisUrl, cleanup);
+  pids.redis = await redisPid(redis);
+  return {
+    name: build ? 'baseline' : 'tally',
+    roots: [api.pid],
+    ledger: pids.relay === null ? [] : [pids.relay, broker],
+    redis,
+    pids,
+    grpcTarget: api.grpcTarget,
+    metadata: TALLY_AUTH,
+    httpUrl: api.decisionsUrl,
+    httpHeaders: TALLY_AUTH,
+    httpBody: (tenant) =>
+      JSON.stringify({ selectors: { tenant }, attributes: { domain: HTTP_DOMAIN }, cost: 1 }),
+    label: (pid) => (pid === api.pid ? 'decision-api primary' : 'decision-api worker'),
+  };
+}
+
+/** envoyproxy/ratelimit (`bin`) and its redis-server; ports from BENCH_PORT_BASE + 0..3. */
+export async function startPeerSide({ bin, configs }, log, cleanup) {
+  const [http, grpc, debug, redisPort] = await portsFrom(0, 4);
+  const peerRedis = await startPlainRedis('peer redis-server', redisPort, log);
+  cleanup.push(() => peerRedis.stop());
+  const peer = await startPeer(
+    { bin, runtimeRoot: configs.runtimeRoot, redisPort, ports: { http, grpc, debug } },
+    log,
+  );
+  cleanup.push(() => peer.stop());
+  const redis = await redisClient('peer Redis client', peerRedis.url, cleanup);
+  return {
+    name: 'peer',
+    roots: [peer.pid],
+    ledger: [],
+    redis,
+    pids: { api: peer.pid, redis: peerRedis.pid },
+    grpcTarget: peer.grpcTarget,
+    metadata: undefined,
+    httpUrl: peer.jsonUrl,
+    httpHeaders: {},
+    httpBody: (tenant) =>
+      JSON.stringify({ domain: HTTP_DOMAIN, descriptors: [{ entries: [{ key: 'tenant', value: tenant }] }] }),
+    label: () => 'ratelimit',
+  };
+}
+
+/** Both sides must count every descriptor by a rule before any figure is taken. */
+export async function checkSides(sides) {
+  for (const side of sides) {
+    for (const count of [1, 4]) {
+      const request = { domain: GRPC_DOMAIN, descriptors: descriptors(count, 'sanity') };
+      expectCounted(side.name, request, await rlsCall(side.grpcTarget, request, side.metadata ?? {}));
+    }
+    const http = await fetch(side.httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...side.httpHeaders },
+      body: side.httpBody('sanity'),
+    });
+    const text = await http.text();
+    if (http.status !== 200 || !/"allowed":true|"overallCode":"OK"/.test(text))
+      throw new Error(
+        `sanity check failed: ${side.name} HTTP answered ${http.status}: ${text.slice(0, 600)}`,
+      );
+  }
+}

@@ -1,0 +1,49 @@
+// The ledger under the steady bench: one relay ships at a time. Each Tally build (this one, a
+// baseline) has its own relay on the one stack; the relays not in use are stopped with SIGSTOP (no
+// CPU, no Redis reads) and the one in use is continued with SIGCONT. "Ledger paused" stops the one in
+// use too: the API keeps appending outbox entries, the broker idles. Before any measurement the relay
+// of the build under test ships what is left in the outbox (its own API's entries: every switch
+// drains first), so no measurement pays for another's backlog, and nothing is lost.
+import { loadEngine } from './built.mjs';
+import { outboxDepth } from './outbox-fill.mjs';
+import { waitFor } from './processes.mjs';
+
+/**
+ * `relays`: `{ tally: pid, baseline?: pid }`; `redis`: the stack's Redis, `shards` outbox streams.
+ * Starts with `tally`'s relay in use and the others stopped.
+ */
+export function ledgerControl(relays, redis, shards) {
+  const engine = loadEngine();
+  const stopped = new Set();
+  const signal = (name, stop) => {
+    if (stop === stopped.has(name)) return;
+    process.kill(relays[name], stop ? 'SIGSTOP' : 'SIGCONT');
+    if (stop) stopped.add(name);
+    else stopped.delete(name);
+  };
+  let current = 'tally';
+  for (const name of Object.keys(relays)) signal(name, name !== current);
+  const drained = () =>
+    waitFor(
+      'the outbox drained by the relay',
+      async () => (await outboxDepth(redis, engine, shards)) === 0,
+      300_000,
+    );
+  return {
+    /** `name`'s relay running, the others stopped, the outbox empty. */
+    async use(name) {
+      signal(current, false);
+      await drained();
+      for (const other of Object.keys(relays)) signal(other, other !== name);
+      current = name;
+    },
+    /** The relay in use stopped too (the ledger paused); the next `use` continues and drains it. */
+    pause() {
+      signal(current, true);
+    },
+    /** Every relay continued: a stopped process would not even see the cleanup's SIGTERM. */
+    resumeAll() {
+      for (const name of Object.keys(relays)) signal(name, false);
+    },
+  };
+}

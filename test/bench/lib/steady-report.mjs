@@ -1,0 +1,164 @@
+// The steady bench's table: per case and load one column per variant, then each target's ratio
+// against its target (the issue's), met or MISSED.
+import { round } from './load.mjs';
+import { ROLES, VARIANTS } from './steady-summary.mjs';
+
+/** What the targets ask of a build (µs, ratios, ms per second, ms). */
+export const STEADY_TARGETS = {
+  ledgerUs: 50,
+  relayIdleMsPerSec: 3,
+  cpuVsPeer: 1.5,
+  saturation: { 'grpc-1': 0.6, http: 0.8 },
+  lagP99Ms: 250,
+};
+
+const num = (x) =>
+  x === null || x === undefined ? 'n/a' : x >= 1000 ? Math.round(x).toLocaleString('en') : x;
+const row = (cells) => cells.map((c, i) => String(c).padEnd(i === 0 ? 36 : 27)).join('');
+const HEAD = { tally: 'Tally', paused: 'ledger paused', baseline: 'baseline build', peer: 'peer' };
+/** The variants whose relay ships while measured (its /metrics read around the measurement). */
+const SHIPS = new Set(['tally', 'baseline']);
+const LABEL = { server: 'decision-api / ratelimit', projector: 'projector' };
+
+function loadTable(title, s) {
+  const vs = VARIANTS.filter((v) => s.sides[v]);
+  const cell = (v, f) => {
+    const x = f(s.sides[v]);
+    return x === undefined ? '–' : num(x);
+  };
+  const lines = [title, row(['CPU µs per decision', ...vs.map((v) => HEAD[v])])];
+  for (const role of ROLES) {
+    if (!vs.some((v) => role in s.sides[v].cpuUs)) continue;
+    lines.push(row([`  ${LABEL[role] ?? role}`, ...vs.map((v) => cell(v, (x) => x.cpuUs[role]))]));
+  }
+  lines.push(
+    row(['  total', ...vs.map((v) => cell(v, (x) => x.totalCpuUs))]),
+    row(['decisions/s answered', ...vs.map((v) => cell(v, (x) => x.okPerSec))]),
+    row([
+      'latency p50 / p90 / p99 ms',
+      ...vs.map((v) => cell(v, (x) => `${x.latencyMs.p50} / ${x.latencyMs.p90} / ${x.latencyMs.p99}`)),
+    ]),
+    row([
+      'records per produce request',
+      ...vs.map((v) => (SHIPS.has(v) ? num(s.sides[v].recordsPerRequest) : '–')),
+    ]),
+    row([
+      'records per decision',
+      ...vs.map((v) => (SHIPS.has(v) ? num(s.sides[v].recordsPerDecision) : '–')),
+    ]),
+    row(['failed / cut at the end', ...vs.map((v) => cell(v, (x) => `${x.failed} / ${x.cut}`))]),
+  );
+  return lines;
+}
+
+const mark = (ok) => (ok === null ? '' : ok ? 'met' : 'MISSED');
+const rounds = (r) => (r ? `(rounds ${r.rounds.join(' ')})` : '');
+
+export function printSteadySummary(record) {
+  const { settings, results, idle, lag } = record;
+  const lines = [
+    '',
+    `steady rate: Tally vs ${record.peer ? 'envoyproxy/ratelimit' : '(no peer: PEER_RATELIMIT_BIN unset)'} — ` +
+      `median of ${settings.rounds} alternating rounds of ${settings.durationSeconds} s ` +
+      `(+${settings.warmupSeconds} s warmup), concurrency ${settings.concurrency}, Tally workers ${settings.workers}, ` +
+      `${settings.cpus} cores, load avg at the end ${record.loadAvg.map((x) => round(x, 2)).join(' ')}`,
+  ];
+  const target = [];
+  for (const [name, loads] of Object.entries(results)) {
+    for (const [load, s] of Object.entries(loads)) {
+      const title = load === 'fixed' ? `${name} at ${settings.rate}/s:` : `${name} at saturation:`;
+      lines.push('', ...loadTable(title, s));
+      const r = s.ratios;
+      if (r.cpuVsBaseline)
+        target.push(
+          row([
+            `Tally ÷ baseline, ${name} ${load}`,
+            `CPU ${r.cpuVsBaseline.median}`,
+            `rate ${r.throughputVsBaseline.median}`,
+            '',
+            `(rounds CPU ${r.cpuVsBaseline.rounds.join(' ')}; rate ${r.throughputVsBaseline.rounds.join(' ')})`,
+          ]),
+        );
+      if (load === 'fixed') {
+        target.push(
+          row([
+            `ledger µs/decision, ${name}`,
+            r.ledgerUs.median,
+            `≤ ${STEADY_TARGETS.ledgerUs}`,
+            mark(r.ledgerUs.median <= STEADY_TARGETS.ledgerUs),
+            rounds(r.ledgerUs),
+          ]),
+        );
+        if (r.cpuVsPeer)
+          target.push(
+            row([
+              `Tally ÷ peer CPU/decision, ${name}`,
+              r.cpuVsPeer.median,
+              `≤ ${STEADY_TARGETS.cpuVsPeer}`,
+              mark(r.cpuVsPeer.median <= STEADY_TARGETS.cpuVsPeer),
+              rounds(r.cpuVsPeer),
+            ]),
+          );
+      } else if (r.throughputVsPeer) {
+        const want = STEADY_TARGETS.saturation[name];
+        target.push(
+          row([
+            `saturation Tally ÷ peer, ${name}`,
+            r.throughputVsPeer.median,
+            want ? `≥ ${want}` : '',
+            want ? mark(r.throughputVsPeer.median >= want) : '',
+            rounds(r.throughputVsPeer),
+          ]),
+        );
+        if (r.pausedThroughputVsPeer)
+          target.push(
+            row([
+              `  ledger paused`,
+              r.pausedThroughputVsPeer.median,
+              '',
+              '',
+              rounds(r.pausedThroughputVsPeer),
+            ]),
+          );
+      }
+    }
+  }
+  if (idle) {
+    const others = Object.entries(idle.cpuMsPerSec)
+      .filter(([n]) => n !== 'relay')
+      .map(([n, v]) => `${n} ${v}`);
+    target.push(
+      row([
+        'relay idle CPU ms/s',
+        num(idle.cpuMsPerSec.relay),
+        `≤ ${STEADY_TARGETS.relayIdleMsPerSec}`,
+        mark(idle.cpuMsPerSec.relay <= STEADY_TARGETS.relayIdleMsPerSec),
+        `(${idle.seconds} s; ${others.join(', ')})`,
+      ]),
+    );
+  }
+  if (lag) {
+    target.push(
+      row([
+        `lag p99 ms @ ${lag.rate}/s`,
+        lag.p99,
+        `≤ ${STEADY_TARGETS.lagP99Ms}`,
+        mark(lag.p99 <= STEADY_TARGETS.lagP99Ms && lag.lost === 0),
+        `(p50 ${lag.p50}, p90 ${lag.p90}; ${lag.arrived}/${lag.markers} markers, ${lag.lost} lost; ` +
+          `background ${lag.background.okPerSec}/s ${lag.transport})`,
+      ]),
+    );
+  }
+  if (lag) {
+    const b = lag.background;
+    const cpu = Object.entries(b.cpuUs).map(([role, us]) => `${LABEL[role] ?? role} ${us}`);
+    lines.push(
+      '',
+      `lag phase, ${lag.transport} at ${lag.rate}/s asked, ${b.okPerSec}/s answered, projector running: ` +
+        `CPU µs per decision ${cpu.join(', ')} = ${b.totalCpuUs}; records per produce request ` +
+        `${num(b.relay.recordsPerRequest)}, per decision ${num(b.relay.perDecision)}`,
+    );
+  }
+  lines.push('', row(['target', 'measured', 'target', '', '']), ...target, '');
+  process.stdout.write(lines.join('\n') + '\n');
+}

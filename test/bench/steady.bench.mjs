@@ -1,0 +1,218 @@
+// Steady rate, Tally beside envoyproxy/ratelimit: what one decision costs in CPU on every process
+// of each side, at a fixed rate and at saturation, over gRPC (ShouldRateLimit, 1 descriptor) and HTTP.
+// Sides as in the RLS bench (lib/rls-sides.mjs): Tally's decision API (primary + workers) on a
+// private Redis, its relay shipping to a private Kafka broker; the peer on a redis-server of its own.
+// Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
+// outbox is written, not shipped, until the next measurement, which starts once it is drained), the
+// baseline build when given, then the peer; figures are medians over the rounds, ratios are taken
+// within each round, then their median.
+// Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
+// summed into it, threads included), p50/p90/p99, and the relay's records per produce request and
+// per decision from its /metrics. Then: every process's idle CPU (a window with no load), and the
+// decision → projection lag at half Tally's median saturation rate (lib/steady-lag.mjs), with the
+// CPU per decision of that load, the projector's included.
+// The ledger's CPU per decision = relay + broker + the relay's share of Redis (Redis CPU with the
+// ledger on minus paused). Without PEER_RATELIMIT_BIN it measures Tally alone and says how to build it.
+// Settings (env): PEER_RATELIMIT_BIN, GHZ_BIN, BENCH_ROUNDS (3), BENCH_DURATION (10 s), BENCH_WARMUP
+// (2 s), BENCH_CONCURRENCY (50), BENCH_GRPC_CONNECTIONS (10), BENCH_RLS_WORKERS (auto: one per core),
+// BENCH_STEADY_RATE (2000 decisions/s), BENCH_STEADY_CASES (grpc-1,http), BENCH_STEADY_LOADS
+// (fixed,max), BENCH_STEADY_PAUSED (1; 0 = no ledger-paused variant), BENCH_STEADY_IDLE_SECONDS (10;
+// 0 = none), BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_BASELINE_DIST (another build's dist/, its
+// package.json beside it: measured in the same rounds, its own API and relay on the same stack),
+// BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22),
+// BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT / BENCH_STACK_CONTROLLER_PORT (Tally's stack).
+import { existsSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ROOT } from './lib/built.mjs';
+import { writeJson } from './lib/report.mjs';
+import { writeConfigs } from './lib/rls-configs.mjs';
+import { caseLoad, ghzFor, rlsSettings } from './lib/rls-load.mjs';
+import { peerBuildInstructions } from './lib/rls-peer.mjs';
+import { checkSides, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
+import { startStack } from './lib/stack.mjs';
+import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
+import { ledgerControl } from './lib/steady-ledger.mjs';
+import { measureIdle, measureSteady, processGroups } from './lib/steady-measure.mjs';
+import { printSteadySummary } from './lib/steady-report.mjs';
+import { summarizeLoad, VARIANTS } from './lib/steady-summary.mjs';
+
+const OUT_DIR = join(ROOT, '.local/bench');
+const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
+const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filter(Boolean);
+const log = (line) => process.stdout.write(`[bench steady] ${line}\n`);
+
+const settings = {
+  ...rlsSettings(),
+  rate: int('BENCH_STEADY_RATE', 2000),
+  cases: list('BENCH_STEADY_CASES', 'grpc-1,http'),
+  loads: list('BENCH_STEADY_LOADS', 'fixed,max'),
+  paused: process.env.BENCH_STEADY_PAUSED !== '0',
+  idleSeconds: int('BENCH_STEADY_IDLE_SECONDS', 10),
+  lag: process.env.BENCH_STEADY_LAG !== '0',
+};
+
+const short = (m) =>
+  `${m.okPerSec}/s, p50 ${m.latencyMs.p50} p99 ${m.latencyMs.p99} ms, ${m.totalCpuUs} µs CPU/decision ` +
+  `(${Object.entries(m.cpuUs)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}), records/produce ${m.relay.recordsPerRequest ?? 'n/a'}`;
+
+/** One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer. */
+async function measureRound({ name, load, sides, ledger, ghz }) {
+  const rate = load === 'fixed' ? settings.rate : undefined;
+  const run = (side, variant) =>
+    measureSteady({
+      load: caseLoad(name, side, { ghz, ...settings, rate }),
+      groups: processGroups(side, { relay: variant !== 'paused' }),
+      relayMetricsUrl: variant === 'paused' ? null : (side.pids.relayMetricsUrl ?? null),
+      warmupSeconds: settings.warmupSeconds,
+      durationSeconds: settings.durationSeconds,
+    });
+  const round = {};
+  for (const variant of VARIANTS) {
+    const side = sides[variant === 'paused' ? 'tally' : variant];
+    if (!side || (variant === 'paused' && !settings.paused)) continue;
+    if (variant !== 'peer') await ledger.use(side.name);
+    if (variant === 'paused') ledger.pause();
+    round[variant] = await run(side, variant);
+    log(`  ${variant}: ${short(round[variant])}`);
+  }
+  return round;
+}
+
+/** BENCH_BASELINE_DIST as a build to start (`{ dist, packageJson }`), or undefined. */
+function baselineBuild() {
+  const dist = process.env.BENCH_BASELINE_DIST;
+  if (!dist) return undefined;
+  if (!existsSync(join(dist, 'apps/decision-api/src/main.js')))
+    throw new Error(`BENCH_BASELINE_DIST=${dist}: no apps/decision-api/src/main.js in it`);
+  return { dist, packageJson: join(dirname(dist), 'package.json') };
+}
+
+/** CPU ms per second of Tally's processes with no load (this build's relay running, drained). */
+async function idlePhase(tally, ledger) {
+  await ledger.use('tally');
+  log(`idle: ${settings.idleSeconds} s with no load`);
+  return {
+    seconds: settings.idleSeconds,
+    cpuMsPerSec: await measureIdle(processGroups(tally), settings.idleSeconds),
+  };
+}
+
+/** Decision → projection lag at half Tally's median saturation rate (HTTP's when measured). */
+async function lagPhase({ results, stack, tally, ledger, ghz }) {
+  const transport = results.http?.max ? 'http' : Object.keys(results).find((c) => results[c].max);
+  if (!transport) {
+    log('lag: no saturation measured (BENCH_STEADY_LOADS), so no half rate: skipped');
+    return null;
+  }
+  const rate = Math.max(1, Math.round(results[transport].max.sides.tally.okPerSec / 2));
+  await ledger.use('tally');
+  const projector = await projectorAtLatest(stack, settings, log);
+  try {
+    log(`lag: markers every 100 ms beside ${transport} at ${rate}/s for ${settings.durationSeconds} s`);
+    const load = caseLoad(transport, tally, { ghz, ...settings, rate });
+    await load(settings.warmupSeconds);
+    // The background load measured like the rounds', the projector's CPU included.
+    const during = () =>
+      measureSteady({
+        load,
+        groups: processGroups(tally, { projector: projector.pid }),
+        relayMetricsUrl: tally.pids.relayMetricsUrl,
+        warmupSeconds: 0,
+        durationSeconds: settings.durationSeconds,
+      });
+    const lag = await projectionLag({ side: tally, redis: tally.redis, during });
+    return { rate, transport, ...lag };
+  } finally {
+    await projector.stop();
+  }
+}
+
+export async function runSteadyBench() {
+  mkdirSync(OUT_DIR, { recursive: true });
+  let ghz = null;
+  try {
+    ghz = ghzFor(settings.cases, log);
+  } catch (error) {
+    // Part of the default run: without ghz the HTTP case still measures, and says what it skipped.
+    log(`no gRPC case: ${error.message}`);
+    settings.cases = settings.cases.filter((c) => !c.startsWith('grpc'));
+  }
+  if (ghz) log(`ghz: ${ghz}`);
+  const peerBin = process.env.PEER_RATELIMIT_BIN;
+  if (!peerBin) log(peerBuildInstructions('steady'));
+  const configs = writeConfigs(OUT_DIR);
+  const cleanup = [];
+  try {
+    const stack = await startStack(log);
+    cleanup.push(() => stack.down());
+    const tally = await startTallySide(
+      { stack, settings, configs, outDir: OUT_DIR, relay: true },
+      log,
+      cleanup,
+    );
+    const build = baselineBuild();
+    const baseline = build
+      ? await startTallySide({ stack, settings, configs, outDir: OUT_DIR, relay: true, build }, log, cleanup)
+      : undefined;
+    const peer = peerBin ? await startPeerSide({ bin: peerBin, configs }, log, cleanup) : undefined;
+    const sides = { tally, baseline, peer };
+    const relays = { tally: tally.pids.relay, ...(baseline ? { baseline: baseline.pids.relay } : {}) };
+    const ledger = ledgerControl(relays, tally.redis, settings.shards);
+    cleanup.push(() => ledger.resumeAll());
+    await checkSides(Object.values(sides).filter(Boolean));
+    // The projector's group and namespace exist before any load, so the lag phase can skip the
+    // rounds' backlog instead of folding it.
+    if (settings.lag) await primeProjector(stack, settings, tally.redis, log);
+
+    const results = {};
+    for (const name of settings.cases) {
+      results[name] = {};
+      for (const load of settings.loads) {
+        const rounds = [];
+        for (let n = 0; n < settings.rounds; n++) {
+          log(
+            `${name}, ${load === 'fixed' ? `${settings.rate}/s` : 'saturation'}, round ${n + 1}/${settings.rounds}`,
+          );
+          rounds.push(await measureRound({ name, load, sides, ledger, ghz }));
+        }
+        results[name][load] = { ...summarizeLoad(rounds), rounds };
+      }
+    }
+
+    const idle = settings.idleSeconds > 0 ? await idlePhase(tally, ledger) : null;
+    const lag = settings.lag ? await lagPhase({ results, stack, tally, ledger, ghz }) : null;
+
+    const record = {
+      at: new Date().toISOString(),
+      settings,
+      loadAvg: loadavg(),
+      peer: peerBin ?? null,
+      baseline: build?.dist ?? null,
+      results,
+      idle,
+      lag,
+    };
+    printSteadySummary(record);
+    const out = join(OUT_DIR, 'steady.json');
+    writeJson(out, record);
+    log(`figures written to ${out}`);
+    return record;
+  } finally {
+    for (const step of cleanup.reverse()) await step();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runSteadyBench().then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(
+        `steady bench: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}
