@@ -164,4 +164,45 @@ describe(`${DecisionService.name} on Redis Cluster`, () => {
     const shard = shardOf(tenants[0], SHARDS);
     expect(await cluster.xlen(`tally:v1:{s${shard}}:outbox`)).toBeGreaterThan(0);
   });
+
+  it('writes the decisions of one turn with one socket write per master, answered in issue order', async () => {
+    const [, onCluster] = services;
+    // given: a tenant on each master, and each master's socket counted
+    const byMaster = new Map<string, string>();
+    while (byMaster.size < 3) {
+      const tenant = uniqueName('turn');
+      const slot = (await cluster.call('CLUSTER', 'KEYSLOT', `{s${shardOf(tenant, SHARDS)}}`)) as number;
+      if (!byMaster.has(cluster.slots[slot][0])) byMaster.set(cluster.slots[slot][0], tenant);
+    }
+    const writes = cluster.nodes('master').map(countWrites);
+    fixedNow = Date.UTC(2026, 11, 2, 10, 0, 0);
+
+    // when: 8 decisions per tenant of cost 2 against a burst of 5, all issued in one turn
+    const tenants = [...byMaster.values()];
+    const decisions = await Promise.all(
+      tenants.flatMap((tenant) =>
+        Array.from({ length: 8 }, () => onCluster.decide({ selectors: { tenant, principal: 'w' }, cost: 2 })),
+      ),
+    );
+
+    // then: one write per master, and each tenant's first two (in issue order) were the allowed ones
+    expect(writes.map((count) => count())).toEqual([1, 1, 1]);
+    expect(decisions.map((d) => d.kind)).toEqual(
+      tenants.flatMap(() => ['allowed', 'allowed', ...Array<string>(6).fill('denied')]),
+    );
+  });
 });
+
+/** Calls of a node socket's write methods from now on (each hands the kernel one write or writev). */
+function countWrites(node: Redis): () => number {
+  const socket = node.stream as unknown as Record<'_write' | '_writev', (...a: unknown[]) => void>;
+  let writes = 0;
+  for (const method of ['_write', '_writev'] as const) {
+    const original = socket[method].bind(socket);
+    socket[method] = (...a: unknown[]) => {
+      writes++;
+      original(...a);
+    };
+  }
+  return () => writes;
+}

@@ -28,7 +28,7 @@ import {
 import type { Algorithm, Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const DB = 13;
 const SHARDS = 64;
@@ -614,6 +614,22 @@ describe(DecisionService.name, () => {
       'denied',
       'invalid',
     ]);
+  });
+
+  it('runs a batch of one script (one Envoy descriptor) as a single command, without a pipeline', async () => {
+    fixedNow = undefined;
+    const name = uniqueName('one');
+    use(policy(name, [win('w', 'fixed_window', 1, 3_600_000)]));
+    const request = { selectors: { tenant: uniqueName('t'), principal: 'p' }, cost: 1 };
+    const pipelines = vi.spyOn(sutRedis, 'pipeline');
+    try {
+      const decisions = [...(await sut.decideBatch([request])), ...(await sut.decideBatch([request]))];
+
+      expect(decisions.map((d) => d.kind)).toEqual(['allowed', 'denied']);
+      expect(pipelines).not.toHaveBeenCalled();
+    } finally {
+      pipelines.mockRestore();
+    }
   });
 
   it('reports the state of one policy: counters, remaining and reset', async () => {

@@ -61,7 +61,14 @@ export class DecisionService {
     const planned = requests.map((r) => this.plan(r));
     const toRun: DecisionPlan[] = [];
     for (const p of planned) if (p.ok && !this.skipsRedis(p.plan)) toRun.push(p.plan);
-    const results = toRun.length === 0 ? [] : await this.engine.runMany(toRun);
+    // One script (Envoy's usual call: one descriptor) runs as the single command it is: a pipeline
+    // of one costs its own objects, promise and reply tuples per call for the same round trip.
+    const results =
+      toRun.length === 0
+        ? []
+        : toRun.length === 1
+          ? [await this.engine.run(toRun[0])]
+          : await this.engine.runMany(toRun);
     let next = 0;
     const decisions = planned.map((p) => {
       if (!p.ok) return refusedDecision(p.decisionId, p.refusal);

@@ -109,18 +109,12 @@ function descriptorStatus(decision: Decision, context: RlsResponseContext): RlsD
   if (!binding) return { code, limit_remaining: 0 };
   const window = context.windowOf(binding.policy, binding.window);
   const unit = window ? rateLimitUnitOf(window) : undefined;
-  return {
-    code,
-    ...(unit && {
-      current_limit: {
-        name: `${binding.policy}.${binding.window}`,
-        requests_per_unit: Math.min(binding.limit, MAX_UINT32),
-        unit,
-      },
-    }),
-    limit_remaining: Math.min(binding.remaining, MAX_UINT32),
-    duration_until_reset: duration(binding.reset_ms),
-  };
+  const limit_remaining = Math.min(binding.remaining, MAX_UINT32);
+  const duration_until_reset = duration(binding.reset_ms);
+  if (!unit) return { code, limit_remaining, duration_until_reset };
+  const name = `${binding.policy}.${binding.window}`;
+  const current_limit = { name, requests_per_unit: Math.min(binding.limit, MAX_UINT32), unit };
+  return { code, current_limit, limit_remaining, duration_until_reset };
 }
 
 /**
@@ -160,17 +154,26 @@ function duration(ms: number): RlsDuration {
 function responseHeaders(decisions: readonly Decision[], deniedAt: number, peer: boolean): RlsHeaderValue[] {
   const chosen = deniedAt >= 0 ? decisions[deniedAt] : tightest(decisions);
   if (!chosen) return [];
-  const headers: Record<string, string | undefined> = { ...rateLimitHeaders(chosen) };
+  // Each decision's headers once; with one descriptor (Envoy's usual call) its own list is the list.
+  const own = decisions.map(rateLimitHeaders);
+  const headers: Record<string, string | undefined> = own[decisions.indexOf(chosen)];
   if (peer)
-    for (const [own, theirs] of Object.entries(X_RATELIMIT_OF))
-      if (headers[own] !== undefined) headers[theirs] = headers[own];
-  const policies = new Set<string>();
-  for (const d of decisions) {
-    const listed = rateLimitHeaders(d)[POLICY_HEADER];
-    if (listed) for (const item of listed.split(', ')) policies.add(item);
+    for (const [mine, theirs] of Object.entries(X_RATELIMIT_OF))
+      if (headers[mine] !== undefined) headers[theirs] = headers[mine];
+  if (own.length > 1) {
+    const policies = new Set<string>();
+    for (const h of own) {
+      const listed = h[POLICY_HEADER];
+      if (listed) for (const item of listed.split(', ')) policies.add(item);
+    }
+    if (policies.size > 0) headers[POLICY_HEADER] = [...policies].join(', ');
   }
-  if (policies.size > 0) headers[POLICY_HEADER] = [...policies].join(', ');
-  return Object.entries(headers).flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
+  const out: RlsHeaderValue[] = [];
+  for (const key in headers) {
+    const value = headers[key];
+    if (value !== undefined) out.push({ key, value });
+  }
+  return out;
 }
 
 function tightest(decisions: readonly Decision[]): Decision | undefined {

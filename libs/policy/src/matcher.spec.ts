@@ -185,6 +185,13 @@ describe(selectPolicies.name, () => {
         true,
       ],
       ['values still decide', routeByTenant({ match: match({ route: ['batch'] }) }), descriptor, false],
+      [
+        'as many names, but another one, is not the rule',
+        routeByTenant({ key: ['principal'] }),
+        { ...descriptor, selectors: { tenant: 'acme', route: 'evaluate' } },
+        false,
+      ],
+      ['a key dim named twice counts once', routeByTenant({ key: ['tenant', 'tenant'] }), descriptor, true],
     ])('%s', (_case, p, request, expected) => {
       const sut = selectPolicies(setOf(p), request.selectors, request.attributes, true);
 

@@ -21,15 +21,16 @@ export function selectPolicies(
   attributes: NormalizedAttributes,
   whole = false,
 ): Policy[] {
-  const claimed = new Set<string>();
+  // Made on the first grouped policy only: most policy sets have no group.
+  let claimed: Set<string> | undefined;
   const applicable: Policy[] = [];
   const names = whole ? namesOf(selectors, attributes) : undefined;
   for (const policy of set.policies) {
     if (!policy.enabled || !applies(policy, selectors, attributes)) continue;
     if (names !== undefined && !usesExactly(policy, names)) continue;
     if (policy.group !== undefined) {
-      if (claimed.has(policy.group)) continue;
-      if (policy.mode === 'enforce') claimed.add(policy.group);
+      if (claimed?.has(policy.group) === true) continue;
+      if (policy.mode === 'enforce') (claimed ??= new Set()).add(policy.group);
     }
     applicable.push(policy);
   }
@@ -39,7 +40,7 @@ export function selectPolicies(
 function applies(policy: Policy, selectors: NormalizedSelectors, attributes: NormalizedAttributes): boolean {
   if (!holds(policy.match, selectors, attributes)) return false;
   // An empty `unless` exempts nobody (while an empty `match` selects everybody).
-  return Object.keys(policy.unless).length === 0 || !holds(policy.unless, selectors, attributes);
+  return isEmpty(policy.unless) || !holds(policy.unless, selectors, attributes);
 }
 
 /** The attribute Envoy's request-level `domain` arrives as: matched like any name, never part of the shape. */
@@ -53,10 +54,28 @@ function namesOf(selectors: NormalizedSelectors, attributes: NormalizedAttribute
 
 /** The policy's `match` names ∪ `key` dims, `domain` aside, equal `names` as a set. */
 function usesExactly(policy: Policy, names: ReadonlySet<string>): boolean {
-  const used = new Set([...Object.keys(policy.match), ...policy.key]);
-  used.delete(DOMAIN);
-  if (used.size !== names.size) return false;
-  for (const name of used) if (!names.has(name)) return false;
+  // Counted in place (this runs per policy per Envoy descriptor): each distinct used name must be
+  // among `names`, and there must be as many of them as `names` has.
+  let used = 0;
+  for (const name of Object.keys(policy.match)) {
+    if (name === DOMAIN) continue;
+    if (!names.has(name)) return false;
+    used++;
+  }
+  const key = policy.key;
+  for (let i = 0; i < key.length; i++) {
+    const dim = key[i];
+    // counted once: a dim that is also matched, or repeated in `key`, is already in (a dim is never `domain`)
+    if (Object.hasOwn(policy.match, dim) || key.indexOf(dim) < i) continue;
+    if (!names.has(dim)) return false;
+    used++;
+  }
+  return used === names.size;
+}
+
+/** An object without own enumerable properties, without allocating its list of keys. */
+function isEmpty(spec: MatchSpec): boolean {
+  for (const name in spec) if (Object.hasOwn(spec, name)) return false;
   return true;
 }
 

@@ -99,11 +99,15 @@ export function normalizeSelectors(
  * Free attributes for `match`/`unless`. A name that is a selector dim is refused so that a name in a
  * policy always means one thing.
  */
+/** Most requests carry no attributes: one frozen answer for all of them instead of one each. */
+const NO_ATTRIBUTES = Object.freeze({ ok: true, attributes: Object.freeze({}) } as const);
+
 export function normalizeAttributes(
   raw: unknown,
 ): { ok: true; attributes: NormalizedAttributes } | SelectorFailure {
   const entries = entriesOf(raw);
   if (!entries) return invalid('attributes', 'must be an object of string values');
+  if (entries.length === 0) return NO_ATTRIBUTES;
   if (entries.length > MAX_ATTRIBUTES)
     return invalid('attributes', `must have at most ${MAX_ATTRIBUTES} entries`);
   const clean: [string, string][] = [];

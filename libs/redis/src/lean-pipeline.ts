@@ -43,7 +43,7 @@ interface PipelineFields {
  * from the shared Pipeline map's transitions, which a scavenge keeps alive — and through the getter
  * the pipeline, its commands and its results, until the next mark-compact (Node's
  * `AsyncResource.bind` did the same: libs/http `async-resource-bind.ts`). The decision API pipelines
- * every `ShouldRateLimit` call (`decideBatch`). Same fields in the same order, same prototype chain
+ * every batch of decisions (`decideBatch`: a batch call, a ShouldRateLimit of several descriptors). Same fields in the same order, same prototype chain
  * (`instanceof Pipeline`), `length` from the prototype: `lean-pipeline.spec.ts` compares it with
  * ioredis's field by field, so an ioredis upgrade that changes the constructor fails there.
  */
