@@ -136,6 +136,9 @@ export interface Decision {
   readonly reason?: OutboxPayload['reason'];
   readonly id?: string;
   readonly policySetVersion?: string;
+  /** Window results where every window of a shadow policy would have denied (none: no results). */
+  readonly shadowWouldDeny?: boolean;
+  readonly degradedCause?: string;
 }
 
 /**
@@ -166,9 +169,14 @@ function entryOf(decision: Decision): { p: string; t: string; r: string } {
     cost: decision.cost,
     outcome: decision.outcome ?? 'allowed',
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.degradedCause === undefined ? {} : { degraded_cause: decision.degradedCause }),
     policies: decision.policies ?? [{ name: 'p1', mode: 'enforce', key: 'svc', windows: [] }],
   };
-  return { p: JSON.stringify(payload), t: String(decision.timeMs), r: '[]' };
+  const results = payload.policies.flatMap((policy) =>
+    policy.windows.map(() => ({ remaining: 0, reset_ms: 1000, would_deny: policy.mode === 'shadow' })),
+  );
+  const r = decision.shadowWouldDeny === true ? JSON.stringify(results) : '[]';
+  return { p: JSON.stringify(payload), t: String(decision.timeMs), r };
 }
 
 export interface HttpResult<T = Record<string, unknown>> {
