@@ -4,7 +4,6 @@ import {
   overrideEventFromOutbox,
   usageEventFromOutbox,
   type DecisionEventV1,
-  type DecisionEventV2,
   type LedgerEvent,
   type OutboxPayload,
   type UsageEventV1,
@@ -570,7 +569,7 @@ describe(foldEvents.name, () => {
     ];
     // and the same decisions as relays of the first contract published them: every usage event
     // with its v1 decision twin, the denial as v1, the change on the same topic
-    const v1Denial: DecisionEventV1 = { ...(denial as DecisionEventV2), type: 'tally.decision.v1' };
+    const v1Denial: DecisionEventV1 = { ...denial, type: 'tally.decision.v1' };
     const oldEra: LedgerEvent[] = [
       decision(plain, T0 + 1),
       usage(plain, T0 + 1),
