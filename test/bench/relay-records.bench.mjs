@@ -5,7 +5,8 @@
 // the relay's utime+stime from /proc over the drain, the records it added to the ledger topics, and
 // the bytes of the record values its own builders make of the same entries.
 // Env: BENCH_DIST_A, BENCH_DIST_B (the two dist/ trees; default: dist/ for both), REDIS_URL,
-// KAFKA_BROKERS (a stack of your own: the Redis is flushed), BENCH_DECISIONS (40000),
+// KAFKA_BROKERS (a throwaway stack of your own: the Redis is flushed, and the relays publish to the
+// real ledger topics, which a projector reading from the start then has to wade through), BENCH_DECISIONS (40000),
 // BENCH_ROUNDS (3), BENCH_SHARDS (64), BENCH_PARTITIONS (12).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
