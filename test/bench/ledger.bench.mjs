@@ -50,7 +50,7 @@ const settings = {
   cpus: availableParallelism(),
   node: process.version,
 };
-const TOPICS = { usage: 'tally.usage.v1', decision: 'tally.decision.v1' };
+const TOPICS = { usage: 'tally.usage.v1', decision: 'tally.decision.v2' };
 const RAW_TOPICS = { usage: 'bench.raw.usage.v1', decision: 'bench.raw.decision.v1' };
 const NAMESPACE = 'live'; // the projector's default namespace, fresh on the private stack
 const SCALE_NAMESPACE = 'scale2';

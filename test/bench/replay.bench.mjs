@@ -1,7 +1,7 @@
 // The replay benchmark (issue 5 items 1 and 8, DESIGN §6): printed figures, not a timed test. One
 // run on a PRIVATE Redis + Kafka (docker/local/stack.sh on free ports, stopped at the end):
 //   fill once: the ledger bench's distribution (N allowed decisions of 1000 tenants through
-//     decide.lua), as the relay publishes it (usage + decision event each) into two bench topics;
+//     decide.lua), as the relay publishes it (one usage event each) into the bench topics;
 //   baseline: the same ranges read by readTopicRanges (the reader replay uses: fresh group, seeks,
 //     same concurrency) with a handler that only counts — the Kafka read ceiling of this run;
 //   replay: the built `replay()` of @tally/ops into a fresh namespace r1, r2, … per round.
@@ -52,7 +52,7 @@ const settings = {
   cpus: availableParallelism(),
   node: process.version,
 };
-const TOPICS = { usage: 'bench.replay.usage.v1', decision: 'bench.replay.decision.v1' };
+const TOPICS = { usage: 'bench.replay.usage.v1', decision: 'bench.replay.decision.v2' };
 const log = (line) => process.stdout.write(`[replay] ${line}\n`);
 
 /** Rates of one read: whole call, and steady (from the first batch on; group join excluded). */
@@ -180,7 +180,7 @@ export async function runReplayBench() {
     await admin.connect();
     log(`filling 2 topics × ${settings.partitions} partitions with ${settings.decisions} decisions' events`);
     const events = await fillReplayTopics({ redis: fillRedis, engine, kafka, admin }, TOPICS, settings);
-    check('every decision gave a usage and a decision event', events === 2 * settings.decisions, {
+    check('every decision gave its one record, a usage event', events === settings.decisions, {
       events,
     });
     log(`${events} events in the topics`);

@@ -48,7 +48,8 @@ describe('tally replay --workers (built CLI, forked worker processes)', () => {
     ops = createRedisClient({ mode: 'single', url: redis.url }, 'command');
     ledger = createLedger({ brokers: testEnv().kafkaBrokers, clientId: run, logLevel: 'nothing' });
     await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }));
-    // given: decisions of 24 tenants published within [from, to) on the ledger topics
+    // given: decisions of 24 tenants published within [from, to) on the ledger topics, as relays of
+    // the first contract did (usage and a tally.decision.v1 twin each: the twins are read and skipped)
     from = Date.now();
     const usage: LedgerMessage[] = [];
     const decisions: LedgerMessage[] = [];
@@ -74,7 +75,7 @@ describe('tally replay --workers (built CLI, forked worker processes)', () => {
     for (let i = 0; i < usage.length; i += 500)
       await ledger.producer.send(TOPICS.usage, usage.slice(i, i + 500));
     for (let i = 0; i < decisions.length; i += 500)
-      await ledger.producer.send(TOPICS.decision, decisions.slice(i, i + 500));
+      await ledger.producer.send(TOPICS.decisionV1, decisions.slice(i, i + 500));
     to = Date.now() + 1;
     // Records stamped before `to` by other suites' producers are all in once this has passed.
     await sleep(2_000);

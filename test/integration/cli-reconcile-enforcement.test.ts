@@ -10,12 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecisionService, EngineService, allShardKeys, type EngineOptions } from '@tally/engine';
-import {
-  decisionEventFromOutbox,
-  usageEventFromOutbox,
-  type LedgerEvent,
-  type OutboxEntry,
-} from '@tally/events';
+import { ledgerEventFromOutbox, type LedgerEvent, type OutboxEntry } from '@tally/events';
 import type { EnforcementReconcileResult } from '@tally/ops';
 import { compilePolicyFile } from '@tally/policy';
 import { ProjectionNamespaces, ProjectionStore } from '@tally/projections';
@@ -65,11 +60,8 @@ describe('tally reconcile --enforcement', () => {
       }
     }
     const events: LedgerEvent[] = [];
-    for (const entry of entries) {
-      const usage = usageEventFromOutbox(entry);
-      if (usage !== null) events.push(usage);
-      events.push(decisionEventFromOutbox(entry));
-    }
+    // Each entry's one record, as the relay publishes it.
+    for (const entry of entries) events.push(ledgerEventFromOutbox(entry));
     // Spread over both shards of the namespace: reconcile must sum what each holds of a key.
     for (const shard of [0, 1])
       await store.applyBatch(

@@ -1,11 +1,20 @@
 /**
  * `tally replay`, `projections list|switch|drop` and `reconcile` against REAL Redis and Kafka.
  * Real: a private redis-server (namespaces are created, switched and dropped here), the shared broker.
- * The big replay reads two topics of this suite (created and deleted here), so its figures and its
- * exact totals are not mixed with other suites' traffic; the CLI runs also replay the shared ledger
- * topics, checked through this suite's unique tenant.
+ * The big replay reads three topics of this suite (created and deleted here), holding a log written
+ * by relays of both contracts: its first half as the first contract wrote it (every usage event with
+ * its `tally.decision.v1` twin, denials as v1), its second half as relays write it now (usage alone,
+ * denials as `tally.decision.v2`). So its figures and exact totals are not mixed with other suites'
+ * traffic; the CLI runs also replay the shared ledger topics, checked through this suite's unique
+ * tenant.
  */
-import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
+import {
+  decisionEventFromOutbox,
+  kafkaKeyOf,
+  ledgerEventFromOutbox,
+  usageEventFromOutbox,
+  type OutboxPayload,
+} from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger, type LedgerMessage } from '@tally/ledger';
 import { OpsError, reconcileNamespaces, replay } from '@tally/ops';
 import { scanKeys } from '@tally/redis';
@@ -16,16 +25,21 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tally } from './cli.support';
 
-const EVENTS = 56_000; // decisions: each gives a decision event and (allowed, cost > 0) a usage event
+const EVENTS = 56_000; // decisions: each is applied once, from its usage event or its denial
 const ALLOWED = EVENTS - EVENTS / 10;
 const TWICE = EVENTS / 1000; // usage events published a second time
-const DISTINCT = EVENTS + ALLOWED; // 106 400 events
+/** The first half's allowed decisions also have a v1 twin: read, and skipped (its usage folds it). */
+const TWINS = ALLOWED / 2;
+const RECORDS = ALLOWED + EVENTS / 10 + TWINS + TWICE; // 81 256 records
 const DAY = 86_400_000;
 const POLICY = 'replay-test';
 /** Of both topics: a namespace replayed from them has as many shards. */
 const PARTITIONS = 12;
 
-/** One decision as the relay would publish it: its usage event (when allowed) and its decision event. */
+/**
+ * One decision as a relay publishes it: `v2` its one record (usage, or a tally.decision.v2 denial);
+ * `v1` as relays of the first contract did: usage (when allowed) and its tally.decision.v1 event.
+ */
 function decisionMessages(tenant: string, principal: string, cost: number, timeMs: number, allowed: boolean) {
   const payload: OutboxPayload = {
     v: 1,
@@ -52,17 +66,20 @@ function decisionMessages(tenant: string, principal: string, cost: number, timeM
     r: JSON.stringify([{ remaining: 1, reset_ms: 1000, would_deny: !allowed }]),
   };
   const usage = allowed ? usageEventFromOutbox(entry) : null;
-  const decision = decisionEventFromOutbox(entry);
-  const message = (event: NonNullable<typeof usage> | typeof decision): LedgerMessage => ({
+  const message = (event: Parameters<typeof kafkaKeyOf>[0]): LedgerMessage => ({
     key: kafkaKeyOf(event),
     value: JSON.stringify(event),
   });
-  return { usage: usage === null ? null : message(usage), decision: message(decision) };
+  return {
+    usage: usage === null ? null : message(usage),
+    v1: message(decisionEventFromOutbox(entry)),
+    denial: allowed ? null : message(ledgerEventFromOutbox(entry)),
+  };
 }
 
 describe('tally replay / projections / reconcile', () => {
   const run = uniqueName('cli-replay');
-  const topics = { usage: `${run}.usage`, decision: `${run}.decision` };
+  const topics = { usage: `${run}.usage`, decision: `${run}.decision`, decisionV1: `${run}.decision-v1` };
   const tenants = Array.from({ length: 10 }, (_, i) => `${run}-t${i}`);
   const expectedCost = new Map<string, number>();
   let redis: PrivateRedis;
@@ -79,12 +96,14 @@ describe('tally replay / projections / reconcile', () => {
       ...ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }),
       { topic: topics.usage, partitions: PARTITIONS, replicationFactor: 1 },
       { topic: topics.decision, partitions: PARTITIONS, replicationFactor: 1 },
+      { topic: topics.decisionV1, partitions: PARTITIONS, replicationFactor: 1 },
     ]);
     // Decisions over the last day; 1 in 10 denied (no usage event); a few published twice, as an
-    // at-least-once relay may do.
+    // at-least-once relay may do. The first half as the first contract published them.
     const start = Date.now() - DAY;
     const usage: LedgerMessage[] = [];
-    const decisions: LedgerMessage[] = [];
+    const decisionsV1: LedgerMessage[] = [];
+    const denialsV2: LedgerMessage[] = [];
     for (let i = 0; i < EVENTS; i++) {
       const tenant = tenants[i % tenants.length];
       const allowed = i % 10 !== 0;
@@ -95,19 +114,21 @@ describe('tally replay / projections / reconcile', () => {
         expectedCost.set(tenant, (expectedCost.get(tenant) ?? 0) + cost);
         if (i % 1000 === 1) usage.push(m.usage);
       }
-      decisions.push(m.decision);
+      if (i < EVENTS / 2) decisionsV1.push(m.v1);
+      else if (m.denial !== null) denialsV2.push(m.denial);
     }
     // 1000 messages of ~700 bytes stay under the broker's 1 MiB batch limit even when every tenant
     // of the run (random names) hashes to the same partition.
-    for (let i = 0; i < usage.length; i += 1000)
-      await ledger.producer.send(topics.usage, usage.slice(i, i + 1000));
-    for (let i = 0; i < decisions.length; i += 1000) {
-      await ledger.producer.send(topics.decision, decisions.slice(i, i + 1000));
-    }
+    for (const [topic, list] of [
+      [topics.usage, usage],
+      [topics.decisionV1, decisionsV1],
+      [topics.decision, denialsV2],
+    ] as const)
+      for (let i = 0; i < list.length; i += 1000) await ledger.producer.send(topic, list.slice(i, i + 1000));
   }, 300_000);
 
   afterAll(async () => {
-    await ledger.admin.deleteTopics([topics.usage, topics.decision]).catch(() => undefined);
+    await ledger.admin.deleteTopics(Object.values(topics)).catch(() => undefined);
     await ledger.close();
     await ops.quit();
     await redis.stop();
@@ -123,7 +144,7 @@ describe('tally replay / projections / reconcile', () => {
     return total;
   };
 
-  it(`replays ${DISTINCT + TWICE} records (≥ 100k) into a fresh namespace and prints its rate`, async () => {
+  it(`replays ${RECORDS} records of both contracts into a fresh namespace, each decision once, and prints its rate`, async () => {
     const progress: number[] = [];
 
     const result = await replay(
@@ -141,9 +162,10 @@ describe('tally replay / projections / reconcile', () => {
     console.log(
       `replay: ${result.records} records (${result.applied} applied, ${result.duplicates} duplicates) in ${result.elapsedMs} ms = ${result.perSecond} events/s`,
     );
-    expect(result.records).toBe(DISTINCT + TWICE);
+    expect(result.records).toBe(RECORDS);
     expect(result.duplicates).toBe(TWICE);
-    expect(result.applied).toBe(DISTINCT);
+    // every decision once: the v1 twins of allowed decisions are neither applied nor duplicates
+    expect(result.applied).toBe(EVENTS);
     expect(progress.at(-1)).toBe(result.records);
     for (const tenant of tenants)
       expect(await tenantCost('full-1', tenant)).toBe(expectedCost.get(tenant) ?? 0);
@@ -235,7 +257,7 @@ describe('tally replay / projections / reconcile', () => {
       {
         name: 'full-1',
         active: true,
-        events: DISTINCT,
+        events: EVENTS,
         updated: expect.any(String),
         shards: PARTITIONS,
         replay: 'complete',
@@ -247,14 +269,16 @@ describe('tally replay / projections / reconcile', () => {
     // given a few decisions of a unique tenant on the shared topics, published after `from`
     const from = Date.now() - 1000;
     const tenant = `${run}-shared`;
+    // (usage, and the v1 twins an older relay would have added: the default replay reads that
+    // topic too, and must not count them)
     const messages = [1, 2, 3].map((cost) => decisionMessages(tenant, 'p', cost, Date.now(), true));
     await ledger.producer.send(
       TOPICS.usage,
       messages.map((m) => m.usage as LedgerMessage),
     );
     await ledger.producer.send(
-      TOPICS.decision,
-      messages.map((m) => m.decision),
+      TOPICS.decisionV1,
+      messages.map((m) => m.v1),
     );
 
     const result = await tally(

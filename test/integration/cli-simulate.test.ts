@@ -1,7 +1,8 @@
 /**
- * `tally simulate` against the REAL broker: decision events of this suite's unique tenant are put on
- * the shared `tally.decision.v1` topic, then re-evaluated under a proposed policy file (`--tenant`
- * keeps other suites' traffic in the same range out of the figures).
+ * `tally simulate` against the REAL broker: decisions of this suite's unique tenant are put on the
+ * shared ledger topics as both contracts wrote them (usage + `tally.decision.v1` twins and a v1
+ * denial; usage alone and a `tally.decision.v2` denial), then re-evaluated under a proposed policy
+ * file (`--tenant` keeps other suites' traffic in the same range out of the figures).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ import {
   denialEvent,
   kafkaKeyOf,
   overrideEventFromOutbox,
+  usageEventFromOutbox,
+  type DecisionEventV1,
   type OutboxPayload,
 } from '@tally/events';
 import { TOPICS, createLedger, ledgerTopicSpecs, type Ledger } from '@tally/ledger';
@@ -69,25 +72,29 @@ describe('tally simulate', () => {
     });
     env = { KAFKA_BROKERS: testEnv().kafkaBrokers.join(',') };
     await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 }));
-    // given 6 allowed decisions, then 4 denials coalesced into one event (the current limit is 6)
-    const events = Array.from({ length: 6 }, (_, i) =>
-      decisionEventFromOutbox({
-        p: JSON.stringify(payload('allowed')),
-        t: String(base + i),
-        r: JSON.stringify([{ remaining: 5 - i, reset_ms: 1000, would_deny: false }]),
-      }),
-    );
-    events.push(
+    // given 6 allowed decisions, then 4 denials coalesced into two events (the current limit is 6)
+    const entries = Array.from({ length: 6 }, (_, i) => ({
+      p: JSON.stringify(payload('allowed')),
+      t: String(base + i),
+      r: JSON.stringify([{ remaining: 5 - i, reset_ms: 1000, would_deny: false }]),
+    }));
+    const usage = entries.map((e) => usageEventFromOutbox(e)!);
+    // the first three as relays of the first contract published them: with a tally.decision.v1
+    // twin each (one of them twice: a re-publication), which the simulation must not count again
+    const twins = entries.slice(0, 3).map((e) => decisionEventFromOutbox(e));
+    twins.push(twins[0]);
+    const denial = (count: number, field: string) =>
       denialEvent({
         shard: 0,
         second: Math.floor((base + 10) / 1000) + 1,
-        field: `${current}|${tenant}|sustained_quota_exhausted`,
-        count: 4,
+        field,
+        count,
         p: JSON.stringify(payload('denied')),
         reason: 'sustained_quota_exhausted',
         r: JSON.stringify([{ remaining: 0, reset_ms: 1000, would_deny: true }]),
-      }),
-    );
+      });
+    const v2Denial = denial(3, `${current}|${tenant}|sustained_quota_exhausted`);
+    const v1Denial: DecisionEventV1 = { ...denial(1, `${current}|${tenant}|x`), type: 'tally.decision.v1' };
     // and an override change on the same topic: no decision, and no invalid record either
     const change = overrideEventFromOutbox({
       o: JSON.stringify({
@@ -105,10 +112,11 @@ describe('tally simulate', () => {
       n: '1',
       t: String(base + 5),
     });
-    await ledger.producer.send(
-      TOPICS.decision,
-      [...events, change].map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) })),
-    );
+    const messages = (events: readonly Parameters<typeof kafkaKeyOf>[0][]) =>
+      events.map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) }));
+    await ledger.producer.send(TOPICS.usage, messages(usage));
+    await ledger.producer.send(TOPICS.decisionV1, messages([...twins, v1Denial]));
+    await ledger.producer.send(TOPICS.decision, messages([v2Denial, change]));
   });
 
   afterAll(async () => {

@@ -89,7 +89,12 @@ describe('a timed-out decision that committed, through the relay, Kafka and the 
       testEnv().kafkaBrokers,
       {
         groupId: `${run}-group`,
-        topics: { usage: TOPICS.usage, decision: TOPICS.decision, deadLetter: `${run}.dlq` },
+        topics: {
+          usage: TOPICS.usage,
+          decision: TOPICS.decision,
+          decisionV1: TOPICS.decisionV1,
+          deadLetter: `${run}.dlq`,
+        },
         lagPollMs: 1_000,
       },
     ));

@@ -20,7 +20,7 @@ import {
   type EngineOptions,
 } from '@tally/engine';
 import {
-  decisionEventFromOutbox,
+  ledgerEventFromOutbox,
   usageEventFromOutbox,
   type LedgerEvent,
   type OutboxPayload,
@@ -126,7 +126,8 @@ describe('a timed-out decision that committed, in the ledger', () => {
       for (const { fields } of rows) {
         const u = usageEventFromOutbox(fields);
         if (u !== null) usage.push(u);
-        const events = [...(u === null ? [] : [u]), decisionEventFromOutbox(fields)];
+        // The one record the relay publishes for the row.
+        const events = [ledgerEventFromOutbox(fields)];
         await store.applyBatch(keys, events, []);
       }
       let cost = 0;

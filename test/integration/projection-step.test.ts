@@ -98,7 +98,7 @@ describe('apply-batch.lua sums', () => {
       const events = [decision('acme', 'svc', 1), decision('acme', 'svc', 10), decision('acme', 'other', 1)];
       const outcome = await store.applyBatch(keys, events.flatMap(eventsOf), []);
       // then
-      expect(outcome).toEqual({ applied: 6, duplicates: 0, refused: 0 });
+      expect(outcome).toEqual({ applied: 3, duplicates: 0, refused: 0 });
       expect(await redis.hgetall(minute)).toEqual({ svc: '9007199254740991:7', other: '1:1' });
       expect(await redis.hgetall(hour)).toEqual({
         'cost:p1': '9007199254740012',
@@ -136,9 +136,9 @@ describe('apply-batch.lua sums', () => {
       const first = await store.applyBatch(keys, eventsOf(unmatched()), []);
       const { refused, take } = sink();
       const second = await store.applyBatch(keys, eventsOf(unmatched()), [], take);
-      // then the first counts, the second's usage is refused (its decision event still applies)
-      expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
-      expect(second).toEqual({ applied: 1, duplicates: 0, refused: 1 });
+      // then the first counts, the second (its one record) is refused
+      expect(first).toEqual({ applied: 1, duplicates: 0, refused: 0 });
+      expect(second).toEqual({ applied: 0, duplicates: 0, refused: 1 });
       expect(refused.map((r) => [r.index, r.event.type, r.reason])).toEqual([
         [
           0,
@@ -248,11 +248,11 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       // when
       const outcome = await store.applyBatch(keys, events, [], take);
       // then: 4 fits, 7 would pass (6 left), 5 and then 1 fit exactly to the bound
-      expect(outcome).toEqual({ applied: 11, duplicates: 0, refused: 1 });
+      expect(outcome).toEqual({ applied: 5, duplicates: 0, refused: 1 });
       expect(refused).toEqual([
         {
-          index: 4,
-          event: events[4],
+          index: 2,
+          event: events[2],
           reason: expect.stringMatching(
             /^overflow: the usage of policy _all \(tenant "edge"\) in the month bucket of 2026-10-01T00:00:00Z would exceed 9007199254740991 \(cost stored 9007199254740981, earlier in the step 4, this event 7\)$/,
           ) as unknown,
@@ -271,15 +271,15 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
         'count:_all': '2',
       });
       const ids = await redis.smembers(keys.ids(T0));
-      expect(ids).toHaveLength(11);
-      expect(ids).not.toContain(dedupTokenOf(events[4]));
+      expect(ids).toHaveLength(5);
+      expect(ids).not.toContain(dedupTokenOf(events[2]));
       const again = sink();
       expect(await store.applyBatch(keys, events, [], again.take)).toEqual({
         applied: 0,
-        duplicates: 11,
+        duplicates: 5,
         refused: 1,
       });
-      expect(again.refused.map((r) => r.index)).toEqual([4]);
+      expect(again.refused.map((r) => r.index)).toEqual([2]);
     } finally {
       await drop();
     }
@@ -307,7 +307,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
         take,
       );
       // then: only the usage of the two cells in question is refused, with reasons naming them
-      expect(outcome).toEqual({ applied: 6, duplicates: 0, refused: 2 });
+      expect(outcome).toEqual({ applied: 2, duplicates: 0, refused: 2 });
       expect(refused.map((r) => [r.index, r.reason])).toEqual([
         [
           0,
@@ -316,7 +316,7 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
           ) as unknown,
         ],
         [
-          4,
+          2,
           expect.stringMatching(
             /^corrupt: .*keys:worse:p1:minute:20261005T0817Z field "svc" holds "12"/,
           ) as unknown,
@@ -360,8 +360,8 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       const { refused, take } = sink();
       // when
       const outcome = await store.applyBatch(keys, events, [], take);
-      // then: wt's usage event and deny's decision event (its audit row) are the culprits
-      expect(outcome).toEqual({ applied: 3, duplicates: 0, refused: 2 });
+      // then: wt's usage event and deny's denial (its audit row) are the culprits
+      expect(outcome).toEqual({ applied: 1, duplicates: 0, refused: 2 });
       expect(refused.map((r) => [r.index, r.event.type, r.reason])).toEqual([
         [
           0,
@@ -369,8 +369,8 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
           expect.stringMatching(/^wrongtype: .*usage:wt:day:20261005T0000Z is not a hash$/) as unknown,
         ],
         [
-          2,
-          'tally.decision.v1',
+          1,
+          'tally.decision.v2',
           expect.stringMatching(/^wrongtype: .*audit:deny is not a sorted set$/) as unknown,
         ],
       ]);
@@ -398,13 +398,13 @@ describe('apply-batch.lua all-or-nothing steps (issue 9)', () => {
       // and once repaired, the same step applies, exactly once
       await redis.del(keys.offsets());
       expect(await store.applyBatch(keys, events, offsets)).toEqual({
-        applied: 4,
+        applied: 2,
         duplicates: 0,
         refused: 0,
       });
       expect(await store.applyBatch(keys, events, offsets)).toEqual({
         applied: 0,
-        duplicates: 4,
+        duplicates: 2,
         refused: 0,
       });
       expect(await redis.hmget(keys.usage('acme', 'month', T0), 'cost:_all', 'count:_all')).toEqual([

@@ -502,7 +502,7 @@ describe('GET /v1/audit', () => {
       '2',
     );
     await apply(
-      [{ tenant: 'qa', cost: 0, timeMs: now - 1000, outcome: 'degraded', policySetVersion: 'v-new' }],
+      [{ tenant: 'qa', cost: 1, timeMs: now - 1000, outcome: 'degraded', policySetVersion: 'v-new' }],
       '3',
     );
     // and a version first seen 40 days ago, whose reload row retention has already trimmed
@@ -552,8 +552,8 @@ describe('apply-batch.lua (through ProjectionStore)', () => {
       [...events, ...eventsOf({ tenant: 'qd', cost: 1, timeMs: T0 })],
       [{ topic: 'x', partition: 1, nextOffset: '5' }],
     );
-    expect(first).toEqual({ applied: 2, duplicates: 0, refused: 0 });
-    expect(again).toEqual({ applied: 2, duplicates: 2, refused: 0 });
+    expect(first).toEqual({ applied: 1, duplicates: 0, refused: 0 });
+    expect(again).toEqual({ applied: 1, duplicates: 1, refused: 0 });
     expect((await new ProjectionNamespaces(store.redis).offsets('live')).get('x:1')).toBe('10');
     const res = await query(`/v1/usage?tenant=qd&${RANGE}`);
     expect(res.body.total).toEqual({ cost: 8, count: 2 });

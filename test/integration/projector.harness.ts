@@ -10,8 +10,12 @@ import { loadConfig } from '@tally/config';
 import {
   decisionEventFromOutbox,
   kafkaKeyOf,
+  ledgerEventFromOutbox,
   usageEventFromOutbox,
+  USAGE_EVENT_TYPE,
+  DECISION_EVENT_TYPE,
   type DecisionEventV1,
+  type DecisionEventV2,
   type OutboxPayload,
   type OutboxPolicy,
   type UsageEventV1,
@@ -33,7 +37,7 @@ export const PROJECTOR_POLL = { timeoutMs: 45_000, intervalMs: 250 } as const;
 /** Topics and a group that only this run uses, on the shared broker. */
 export class RunTopics {
   readonly groupId: string;
-  readonly topics: { usage: string; decision: string; deadLetter: string };
+  readonly topics: { usage: string; decision: string; decisionV1: string; deadLetter: string };
   readonly ledger: Ledger;
 
   constructor(
@@ -43,7 +47,12 @@ export class RunTopics {
   ) {
     const run = uniqueName(prefix);
     this.groupId = `${run}-group`;
-    this.topics = { usage: `${run}.usage`, decision: `${run}.decision`, deadLetter: `${run}.dlq` };
+    this.topics = {
+      usage: `${run}.usage`,
+      decision: `${run}.decision`,
+      decisionV1: `${run}.decision-v1`,
+      deadLetter: `${run}.dlq`,
+    };
     this.ledger = createLedger({ brokers, clientId: run, logLevel: 'nothing' });
   }
 
@@ -63,15 +72,21 @@ export class RunTopics {
     await this.ledger.provisioner.ensureTopics(this.specs);
   }
 
-  async produce(events: readonly (UsageEventV1 | DecisionEventV1)[]): Promise<void> {
-    const usage = events.filter((e) => e.type === 'tally.usage.v1');
-    const decisions = events.filter((e) => e.type === 'tally.decision.v1');
-    const messages = (list: typeof events) =>
-      list.map((e) => ({ key: kafkaKeyOf(e), value: JSON.stringify(e) }));
-    await this.ledger.producer.sendBatch([
-      { topic: this.topics.usage, messages: messages(usage) },
-      { topic: this.topics.decision, messages: messages(decisions) },
-    ]);
+  /** Each event on its topic: usage, `tally.decision.v1` on the first contract's decision topic, the rest on the decision topic. */
+  async produce(events: readonly (UsageEventV1 | DecisionEventV1 | DecisionEventV2)[]): Promise<void> {
+    const topicOf = (e: (typeof events)[number]) =>
+      e.type === USAGE_EVENT_TYPE
+        ? this.topics.usage
+        : e.type === DECISION_EVENT_TYPE
+          ? this.topics.decisionV1
+          : this.topics.decision;
+    const byTopic = new Map<string, { key: string; value: string }[]>();
+    for (const e of events) {
+      const list = byTopic.get(topicOf(e)) ?? [];
+      list.push({ key: kafkaKeyOf(e), value: JSON.stringify(e) });
+      byTopic.set(topicOf(e), list);
+    }
+    await this.ledger.producer.sendBatch([...byTopic].map(([topic, messages]) => ({ topic, messages })));
   }
 
   /** Every record of `topic` from its start, once at least `count` have arrived (a reader group of its own). */
@@ -121,10 +136,29 @@ export interface Decision {
   readonly reason?: OutboxPayload['reason'];
   readonly id?: string;
   readonly policySetVersion?: string;
+  /** Window results where every window of a shadow policy would have denied (none: no results). */
+  readonly shadowWouldDeny?: boolean;
+  readonly degradedCause?: string;
 }
 
-/** The events the relay would publish for one decision (usage only when allowed with a cost). */
-export function eventsOf(decision: Decision): (UsageEventV1 | DecisionEventV1)[] {
+/**
+ * The one record the relay publishes for a decision: its usage event when allowed or degraded with
+ * a cost, its `tally.decision.v2` event when denied; none for cost 0 (the engine writes no entry).
+ */
+export function eventsOf(decision: Decision): (UsageEventV1 | DecisionEventV2)[] {
+  const entry = entryOf(decision);
+  if (decision.cost === 0 && decision.outcome !== 'denied') return [];
+  return [ledgerEventFromOutbox(entry)];
+}
+
+/** The events relays of the first contract published for a decision: usage and its tally.decision.v1 twin. */
+export function eventsOfV1(decision: Decision): (UsageEventV1 | DecisionEventV1)[] {
+  const entry = entryOf(decision);
+  const usage = usageEventFromOutbox(entry);
+  return usage === null ? [decisionEventFromOutbox(entry)] : [usage, decisionEventFromOutbox(entry)];
+}
+
+function entryOf(decision: Decision): { p: string; t: string; r: string } {
   const payload: OutboxPayload = {
     v: 1,
     id: decision.id ?? ulid(decision.timeMs),
@@ -135,11 +169,14 @@ export function eventsOf(decision: Decision): (UsageEventV1 | DecisionEventV1)[]
     cost: decision.cost,
     outcome: decision.outcome ?? 'allowed',
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.degradedCause === undefined ? {} : { degraded_cause: decision.degradedCause }),
     policies: decision.policies ?? [{ name: 'p1', mode: 'enforce', key: 'svc', windows: [] }],
   };
-  const entry = { p: JSON.stringify(payload), t: String(decision.timeMs), r: '[]' };
-  const usage = usageEventFromOutbox(entry);
-  return usage === null ? [decisionEventFromOutbox(entry)] : [usage, decisionEventFromOutbox(entry)];
+  const results = payload.policies.flatMap((policy) =>
+    policy.windows.map(() => ({ remaining: 0, reset_ms: 1000, would_deny: policy.mode === 'shadow' })),
+  );
+  const r = decision.shadowWouldDeny === true ? JSON.stringify(results) : '[]';
+  return { p: JSON.stringify(payload), t: String(decision.timeMs), r };
 }
 
 export interface HttpResult<T = Record<string, unknown>> {

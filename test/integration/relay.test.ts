@@ -3,8 +3,9 @@
  * redis-server of this suite's own (the shared Redis holds other engineers' outbox streams, whose key
  * names are fixed by the engine, and their relays would drain ours), the shared Kafka broker, the
  * engine's DecisionService writing the entries, the Nest module wiring of the relay. Topic names are
- * fixed (tally.usage.v1 / tally.decision.v1), so events are read from the offsets recorded before the
- * suite and kept only when their tenant carries this run's unique prefix.
+ * fixed (tally.usage.v1 / tally.decision.v2, and tally.decision.v1, which it must no longer write), so
+ * events are read from the offsets recorded before the suite and kept only when their tenant carries
+ * this run's unique prefix.
  */
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
@@ -52,6 +53,9 @@ interface Seen {
   readonly count?: number;
 }
 
+/** Every topic a relay of either contract writes events to. */
+const LEDGER_TOPICS = [TOPICS.usage, TOPICS.decision, TOPICS.decisionV1, TOPICS.lease];
+
 /** The relay publishes within a poll or two; Kafka group joins on the shared broker take seconds. */
 const POLL = { timeoutMs: 30_000, intervalMs: 100 } as const;
 
@@ -78,7 +82,7 @@ class Collector {
   private constructor(private readonly consumer: LedgerConsumer) {}
 
   static async start(ledger: Ledger): Promise<Collector> {
-    const topics = [TOPICS.usage, TOPICS.decision, TOPICS.lease];
+    const topics = LEDGER_TOPICS;
     const high = new Map<string, string>();
     for (const topic of topics) {
       // Right after creation a partition may have no leader yet: ask again until it has one.
@@ -135,7 +139,7 @@ class Collector {
    */
   async caughtUp(ledger: Ledger): Promise<void> {
     const ends = await Promise.all(
-      [TOPICS.usage, TOPICS.decision, TOPICS.lease].map(async (topic) =>
+      LEDGER_TOPICS.map(async (topic) =>
         (await ledger.admin.fetchTopicOffsets(topic)).map((p) => ({
           key: `${topic}/${p.partition}`,
           high: BigInt(p.high),
@@ -294,23 +298,24 @@ describe(OutboxRelay.name, () => {
     const sut = await startRelay(url);
     await write(200);
 
-    // then: every decision with a cost has one decision event and one usage event, nothing twice
-    // (cost 0 is a peek: nothing is written, so there is no event)
+    // then: every decision with a cost has exactly one record, its usage event, nothing twice and
+    // nothing on a decision topic (cost 0 is a peek: nothing is written, so there is no event)
     const usageIds = decisions.filter((_, i) => i % 4 !== 0).map((d) => d.decision_id);
     await eventually(
-      () => collector.ids(TOPICS.decision, tenants).length,
+      () => collector.ids(TOPICS.usage, tenants).length,
       (n) => n >= 300,
       POLL,
     );
     await eventually(outboxLength, (n) => n === 0, POLL);
     expect(await pending()).toBe(0);
     await collector.caughtUp(ledger); // a duplicate would be in by now
-    const decisionCounts = countById(collector.ids(TOPICS.decision, tenants));
     const usageCounts = countById(collector.ids(TOPICS.usage, tenants));
-    expect(new Set(decisionCounts.keys())).toEqual(new Set(usageIds));
     expect(new Set(usageCounts.keys())).toEqual(new Set(usageIds));
-    expect([...decisionCounts.values(), ...usageCounts.values()].every((n) => n === 1)).toBe(true);
+    expect([...usageCounts.values()].every((n) => n === 1)).toBe(true);
+    expect(collector.ids(TOPICS.decision, tenants)).toEqual([]);
+    expect(collector.ids(TOPICS.decisionV1, tenants)).toEqual([]);
     expect(await metric(sut, 'tally_relay_events_published_total', `topic="${TOPICS.usage}"`)).toBe(300);
+    expect(await metric(sut, 'tally_relay_events_published_total', `topic="${TOPICS.decision}"`)).toBe(0);
     expect(await metric(sut, 'tally_outbox_length')).toBe(0);
     await stopRelay(sut);
     await engine.close();
@@ -398,7 +403,7 @@ describe(OutboxRelay.name, () => {
     await engine.close();
   });
 
-  it('coalesces 50 denials of one key within a second into one decision event with count 50', async () => {
+  it('coalesces 50 denials of one key within a second into one tally.decision.v2 event with count 50', async () => {
     // given: a limit of 1, and 51 decisions within one closed second (a fixed script time in the past)
     const tenant = `${run}-d`;
     const second = Math.floor(Date.now() / 1000) - 5;
@@ -413,7 +418,7 @@ describe(OutboxRelay.name, () => {
     // when: a relay drains the denial hashes
     const sut = await startRelay(url);
 
-    // then: one denied decision event counting 50, plus the one allowed decision; the hash is empty
+    // then: one denial record counting 50, and the usage record of the one allowed decision; the hash is empty
     const denied = await eventually(
       () => collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied'),
       (list) => list.length >= 1,
@@ -431,7 +436,8 @@ describe(OutboxRelay.name, () => {
     await collector.caughtUp(ledger);
     expect(collector.seen.filter((s) => s.tenant === tenant && s.outcome === 'denied')).toEqual([denied[0]]);
     expect(denied[0]).toMatchObject({ topic: TOPICS.decision, count: 50 });
-    expect(collector.ids(TOPICS.decision, tenant)).toHaveLength(2);
+    expect(collector.ids(TOPICS.decision, tenant)).toEqual([denied[0].id]);
+    expect(collector.ids(TOPICS.usage, tenant)).toEqual([decisions.find((d) => d.allowed)?.decision_id]);
     expect(await metric(sut, 'tally_relay_denials_drained_total')).toBe(50);
     expect(await redis.get(allShardKeys(SHARDS)[shardOf(tenant, SHARDS)].denialLease)).toBe(
       sut.get(OutboxRelay).consumerName,
@@ -461,7 +467,7 @@ describe(OutboxRelay.name, () => {
     // when: a relay runs
     const sut = await startRelay(url);
 
-    // then: one usage and one decision event (the acquisition), one lease event (the release)
+    // then: one usage event (the acquisition), one lease event (the release)
     await eventually(
       () => collector.ids(TOPICS.lease, tenant).length,
       (n) => n >= 1,
@@ -470,7 +476,7 @@ describe(OutboxRelay.name, () => {
     await eventually(outboxLength, (n) => n === 0, POLL);
     await collector.caughtUp(ledger);
     expect(collector.ids(TOPICS.usage, tenant)).toEqual([acquired.decision_id]);
-    expect(collector.ids(TOPICS.decision, tenant)).toEqual([acquired.decision_id]);
+    expect(collector.ids(TOPICS.decision, tenant)).toEqual([]);
     expect(collector.ids(TOPICS.lease, tenant)).toEqual([acquired.decision_id]);
     const record = collector.records.find((r) => r.topic === TOPICS.lease && r.value.includes(tenant));
     expect(record?.key).toBe(tenant);
@@ -538,7 +544,7 @@ describe(OutboxRelay.name, () => {
         collector.records
           .filter((r) => r.value.includes(`"tenant":"${tenant}"`))
           .map((r) => ({ topic: r.topic, data: (JSON.parse(r.value) as { data: Data }).data })),
-      (list) => list.length >= 3,
+      (list) => list.some((e) => e.topic === TOPICS.usage) && list.some((e) => e.data.outcome === 'denied'),
       POLL,
     );
     const usage = events.find((e) => e.topic === TOPICS.usage);
@@ -557,8 +563,8 @@ describe(OutboxRelay.name, () => {
     await overridesRedis.quit();
   });
 
-  // Runs last: it reads back what the tests above published (allowed usage and decision events,
-  // coalesced denials), so every kind of event the relay writes is checked.
+  // Runs last: it reads back what the tests above published (usage events, coalesced denials,
+  // releases, override changes), so every kind of event the relay writes is checked.
   it('publishes only events that conform to docs/contracts/ and that the CloudEvents SDK parses alike', () => {
     const kinds = new Set(
       collector.records.map((r) => {
@@ -569,8 +575,7 @@ describe(OutboxRelay.name, () => {
     expect(kinds).toEqual(
       new Set([
         'tally.usage.v1/allowed',
-        'tally.decision.v1/allowed',
-        'tally.decision.v1/denied',
+        'tally.decision.v2/denied',
         'tally.lease.v1/released',
         // the override changes of the override test above (no outcome: not a decision)
         'tally.override.v1/undefined',

@@ -8,7 +8,7 @@
  * after). The workers here run in this process (the port's test double runs `replayRanges`); the
  * forked processes of the CLI are covered by cli-replay-workers.test.ts.
  */
-import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
+import { kafkaKeyOf, usageEventFromOutbox, type OutboxPayload } from '@tally/events';
 import { createLedger, type Ledger, type LedgerMessage } from '@tally/ledger';
 import {
   dealRanges,
@@ -29,11 +29,8 @@ const DAY = 86_400_000;
 const POLICY = 'workers-test';
 const PER_PHASE = 3_000;
 
-function messages(
-  tenant: string,
-  i: number,
-  timeMs: number,
-): { usage: LedgerMessage; decision: LedgerMessage } {
+/** An allowed decision's one record, its usage event (the decision topic stays empty). */
+function messages(tenant: string, i: number, timeMs: number): { usage: LedgerMessage } {
   const payload: OutboxPayload = {
     v: 1,
     outcome: 'allowed',
@@ -48,11 +45,7 @@ function messages(
   const entry = { p: JSON.stringify(payload), t: String(timeMs), r: '[]' };
   const usage = usageEventFromOutbox(entry);
   if (usage === null) throw new Error('an allowed decision with a cost has a usage event');
-  const decision = decisionEventFromOutbox(entry);
-  return {
-    usage: { key: kafkaKeyOf(usage), value: JSON.stringify(usage) },
-    decision: { key: kafkaKeyOf(decision), value: JSON.stringify(decision) },
-  };
+  return { usage: { key: kafkaKeyOf(usage), value: JSON.stringify(usage) } };
 }
 
 describe('replay with workers over disjoint shards', () => {
@@ -65,10 +58,8 @@ describe('replay with workers over disjoint shards', () => {
   let ops: RedisClient;
   let ledger: Ledger;
 
-  const produce = async (by: Ledger, usage: LedgerMessage[], decisions: LedgerMessage[]) => {
+  const produce = async (by: Ledger, usage: LedgerMessage[]) => {
     for (let i = 0; i < usage.length; i += 500) await by.producer.send(topics.usage, usage.slice(i, i + 500));
-    for (let i = 0; i < decisions.length; i += 500)
-      await by.producer.send(topics.decision, decisions.slice(i, i + 500));
   };
 
   beforeAll(async () => {
@@ -86,18 +77,16 @@ describe('replay with workers over disjoint shards', () => {
     const start = Date.now() - DAY;
     const phase = (from: number) => {
       const usage: LedgerMessage[] = [];
-      const decisions: LedgerMessage[] = [];
       for (let i = from; i < from + PER_PHASE; i++) {
         const tenant = tenants[i % tenants.length];
         const m = messages(tenant, i, start + i * 1000);
         usage.push(m.usage);
-        decisions.push(m.decision);
         expectedCost.set(tenant, (expectedCost.get(tenant) ?? 0) + 1 + (i % 5));
       }
-      return { usage, decisions };
+      return { usage };
     };
     const first = phase(0);
-    await produce(ledger, first.usage, first.decisions);
+    await produce(ledger, first.usage);
     // when the topics grow to 8 partitions, traffic goes on, and a relay re-publishes 1 in 100 of
     // the first phase's usage events (same key: murmur2 mod 8 is a partition of the same shard)
     await provision(8);
@@ -111,7 +100,7 @@ describe('replay with workers over disjoint shards', () => {
       logLevel: 'nothing',
     });
     try {
-      await produce(after, [...second.usage, ...again], second.decisions);
+      await produce(after, [...second.usage, ...again]);
     } finally {
       await after.close();
     }
@@ -183,7 +172,7 @@ describe('replay with workers over disjoint shards', () => {
     );
 
     // then: same records, every twin counted once, in both
-    const distinct = 4 * PER_PHASE;
+    const distinct = 2 * PER_PHASE;
     expect(one).toMatchObject({ records: distinct + twins, applied: distinct, duplicates: twins });
     expect(two).toMatchObject({
       records: distinct + twins,

@@ -27,7 +27,7 @@ const topic = {
   name: 'topic',
   value: 'text',
   placeholder: 'TOPIC',
-  help: 'one topic (default both ledger topics)',
+  help: 'one topic (default every topic the projector reads)',
 } as const;
 
 /** Where the overrides commands find the decision API, and their token. */

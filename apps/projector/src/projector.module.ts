@@ -30,7 +30,12 @@ export class ProjectorModule {
         ProjectionsModule.forRoot({
           redis: config.redis,
           groupId: PROJECTOR_GROUP,
-          topics: { usage: TOPICS.usage, decision: TOPICS.decision, deadLetter: TOPICS.deadLetter },
+          topics: {
+            usage: TOPICS.usage,
+            decision: TOPICS.decision,
+            decisionV1: TOPICS.decisionV1,
+            deadLetter: TOPICS.deadLetter,
+          },
           topicSpecs: ledgerTopicSpecs({
             partitions: config.topicPartitions,
             replicationFactor: config.topicReplication,

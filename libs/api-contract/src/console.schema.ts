@@ -83,7 +83,7 @@ export const SimulationSchema = Type.Object(
     to: Iso(),
     decisions: Count('Recorded decisions in the range.'),
     recordsRead: Count(),
-    invalid: Count('Records that were no valid decision event.'),
+    invalid: Count('Records that were no valid event of their topic.'),
     actual: Type.Object({ allowed: Count(), denied: Count() }),
     simulated: Type.Object({ allowed: Count(), denied: Count() }),
     changed: Type.Object({ allowedToDenied: Count(), deniedToAllowed: Count() }),

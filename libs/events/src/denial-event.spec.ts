@@ -2,7 +2,7 @@ import { decodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { ULID_PATTERN } from './event-parts.v1';
 import { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
-import { parseDecisionEvent } from './event-parsers';
+import { parseDecisionEvent, parseDecisionV2Event } from './event-parsers';
 import { OutboxEntryError, type OutboxPayload } from './outbox/outbox-payload';
 
 const SECOND = 1_796_029_200; // 2026-11-30T09:00:00Z
@@ -73,7 +73,10 @@ describe(denialEvent.name, () => {
 
   it('is valid for the consumer', () => {
     const sut = denialEvent(denial);
-    expect(parseDecisionEvent(JSON.stringify(sut))).toEqual({ ok: true, event: sut });
+    expect(parseDecisionV2Event(JSON.stringify(sut))).toEqual({ ok: true, event: sut });
+    // and its data is valid v1 data: a consumer of the first contract reads it as a v1 denial
+    const asV1 = { ...sut, type: 'tally.decision.v1' };
+    expect(parseDecisionEvent(JSON.stringify(asV1))).toEqual({ ok: true, event: asV1 });
   });
 
   it('uses window results when given', () => {

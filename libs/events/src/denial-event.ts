@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { encodeTime } from 'ulid';
-import type { DecisionEventV1 } from './decision-event.v1';
+import type { DecisionEventV2 } from './decision-event.v2';
 import type { DenyReason } from './deny-reasons';
-import { decisionEvent } from './event-builders';
+import { decisionEventV2 } from './event-builders';
 import { decodeOutboxEntry, OutboxEntryError } from './outbox/outbox-payload';
 
 /**
@@ -31,10 +31,10 @@ export interface CoalescedDenial {
 }
 
 /**
- * The decision event standing for `count` denials.
+ * The `tally.decision.v2` event standing for `count` denials.
  * @throws OutboxEntryError when the payload is malformed or the count is not a positive integer.
  */
-export function denialEvent(denial: CoalescedDenial): DecisionEventV1 {
+export function denialEvent(denial: CoalescedDenial): DecisionEventV2 {
   if (!Number.isSafeInteger(denial.count) || denial.count < 1) {
     throw new OutboxEntryError(`denial count must be a positive integer, got ${denial.count}`);
   }
@@ -43,10 +43,9 @@ export function denialEvent(denial: CoalescedDenial): DecisionEventV1 {
   }
   const timeMs = denial.second * 1000;
   const { payload, results } = decodeOutboxEntry({ p: denial.p, t: String(timeMs), r: denial.r });
-  return decisionEvent(payload, timeMs, results, {
+  return decisionEventV2(payload, timeMs, results, {
     id: coalescedDenialId(denial.shard, denial.second, denial.field),
     count: denial.count,
-    outcome: 'denied',
     reason: denial.reason,
   });
 }

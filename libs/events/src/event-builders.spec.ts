@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
-import { parseDecisionEvent, parseUsageEvent } from './event-parsers';
+import {
+  decisionEventFromOutbox,
+  kafkaKeyOf,
+  ledgerEventFromOutbox,
+  usageEventFromOutbox,
+} from './event-builders';
+import { parseDecisionEvent, parseDecisionV2Event, parseUsageEvent } from './event-parsers';
 import { OutboxEntryError, type OutboxEntry, type OutboxPayload } from './outbox/outbox-payload';
 
 const ID = '01JD5Z8M3KQ7W4X9T2B6N0R1CE';
@@ -141,6 +146,49 @@ describe(usageEventFromOutbox.name, () => {
 
   it('throws OutboxEntryError on a malformed entry, never builds a partial event', () => {
     expect(() => usageEventFromOutbox({ p: '{', t: T, r: '[]' })).toThrow(OutboxEntryError);
+  });
+});
+
+describe(ledgerEventFromOutbox.name, () => {
+  it('makes the usage event, byte for byte, of an allowed or degraded entry', () => {
+    const degraded = entry(payload({ outcome: 'degraded', degraded_cause: 'backend_error' }), []);
+    expect(JSON.stringify(ledgerEventFromOutbox(entry()))).toBe(
+      JSON.stringify(usageEventFromOutbox(entry())),
+    );
+    expect(JSON.stringify(ledgerEventFromOutbox(degraded))).toBe(
+      JSON.stringify(usageEventFromOutbox(degraded)),
+    );
+  });
+
+  it('makes a tally.decision.v2 event of a denied entry, which the consumer accepts', () => {
+    const sut = ledgerEventFromOutbox(entry(payload({ outcome: 'denied', reason: 'burst_quota_exhausted' })));
+    expect(sut.type).toBe('tally.decision.v2');
+    expect(sut.data).toMatchObject({ outcome: 'denied', reason: 'burst_quota_exhausted', count: 1 });
+    expect(parseDecisionV2Event(JSON.stringify(sut))).toEqual({ ok: true, event: sut });
+  });
+
+  it('refuses an allowed entry of cost 0 and a denied one without a reason', () => {
+    expect(() => ledgerEventFromOutbox(entry(payload({ cost: 0 })))).toThrow(OutboxEntryError);
+    expect(() => ledgerEventFromOutbox(entry(payload({ outcome: 'denied' })))).toThrow(OutboxEntryError);
+  });
+
+  it.each([
+    ['allowed, a shadow would-deny, an idempotency key', payload(), RESULTS],
+    [
+      'allowed under an override',
+      payload(),
+      [{ remaining: 1, reset_ms: 5, would_deny: false, override: 3, limit: 4 }, RESULTS[1], RESULTS[2]],
+    ],
+    ['degraded, no window state', payload({ outcome: 'degraded', degraded_cause: 'backend_timeout' }), []],
+  ])('carries every fact the tally.decision.v1 twin of the first contract carried (%s)', (_case, p, r) => {
+    // given the one record a decision gets now and the twin relays of the first contract added
+    const usage = ledgerEventFromOutbox(entry(p, r));
+    const twin = decisionEventFromOutbox(entry(p, r));
+    // then they differ only in `type` and the twin's `count`, always 1 for one decision
+    const { count, ...facts } = twin.data;
+    expect(count).toBe(1);
+    expect(usage.data).toEqual(facts);
+    expect({ ...usage, type: twin.type, data: twin.data }).toEqual(twin);
   });
 });
 

@@ -1,14 +1,19 @@
 import type { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+import type { DecisionDataV2, DecisionEventV2 } from './decision-event.v2';
+import type { DenyReason } from './deny-reasons';
 import type { PolicyOutcomeV1 } from './event-parts.v1';
 import {
   CLOUDEVENTS_SPECVERSION,
   DECISION_EVENT_TYPE,
+  DECISION_V2_EVENT_TYPE,
   EVENT_DATA_CONTENT_TYPE,
   EVENT_SOURCE,
   USAGE_EVENT_TYPE,
+  type DecisionOutcome,
 } from './event-types';
 import {
   decodeOutboxEntry,
+  OutboxEntryError,
   type OutboxEntry,
   type OutboxPayload,
   type OutboxWindowResult,
@@ -18,6 +23,25 @@ import type { LeaseEventV1 } from './lease-event.v1';
 import type { OverrideEventV1 } from './override-event.v1';
 
 /**
+ * The one ledger record of a decision entry of the outbox, decoded once: its `tally.usage.v1` event
+ * (an allowed or degraded decision, the only entries decide.lua and the degraded ledger write), or,
+ * for a denied entry, its `tally.decision.v2` event. An allowed entry that spent nothing is no
+ * usage and no decision record: the engine never writes one, so it is refused (the relay
+ * dead-letters it) rather than dropped.
+ * @throws OutboxEntryError when the entry is malformed.
+ */
+export function ledgerEventFromOutbox(entry: OutboxEntry): UsageEventV1 | DecisionEventV2 {
+  const { payload, timeMs, results } = decodeOutboxEntry(entry);
+  if (payload.outcome === 'denied') {
+    if (payload.reason === undefined) throw new OutboxEntryError('a denied entry needs p.reason');
+    return decisionEventV2(payload, timeMs, results, { id: payload.id, count: 1, reason: payload.reason });
+  }
+  if (payload.cost <= 0)
+    throw new OutboxEntryError('an allowed entry of cost 0 spends nothing (the engine writes none)');
+  return usageEvent(payload, timeMs, results);
+}
+
+/**
  * The usage event of an outbox entry, or null when the decision spent nothing (cost 0 reports state
  * and consumes nothing, so it is not commercial usage) or was not allowed.
  * @throws OutboxEntryError when the entry is malformed.
@@ -25,6 +49,14 @@ import type { OverrideEventV1 } from './override-event.v1';
 export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
   const { payload, timeMs, results } = decodeOutboxEntry(entry);
   if (payload.cost <= 0 || payload.outcome === 'denied') return null;
+  return usageEvent(payload, timeMs, results);
+}
+
+function usageEvent(
+  payload: OutboxPayload,
+  timeMs: number,
+  results: readonly OutboxWindowResult[],
+): UsageEventV1 {
   // Field order is wire order: JSON.stringify writes them as listed here (the specs pin the bytes).
   const data: UsageDataV1 = {
     policy_set_version: payload.policy_set_version,
@@ -32,7 +64,7 @@ export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
     selectors: { ...payload.selectors },
     attributes: { ...payload.attributes },
     cost: payload.cost,
-    outcome: payload.outcome,
+    outcome: payload.outcome === 'degraded' ? 'degraded' : 'allowed',
     ...optional('degraded_cause', payload.degraded_cause),
     ...optional('idempotency_key', payload.idempotency_key),
     policies: policyOutcomes(payload, results),
@@ -41,44 +73,61 @@ export function usageEventFromOutbox(entry: OutboxEntry): UsageEventV1 | null {
 }
 
 /**
- * The decision event of an outbox entry (every entry has one).
+ * The `tally.decision.v1` event of an outbox entry, as relays of the first contract published it
+ * beside the usage event. Tally publishes none any more: tests and tools build old-era history with it.
  * @throws OutboxEntryError when the entry is malformed.
  */
 export function decisionEventFromOutbox(entry: OutboxEntry): DecisionEventV1 {
   const { payload, timeMs, results } = decodeOutboxEntry(entry);
-  return decisionEvent(payload, timeMs, results, { id: payload.id, count: 1 });
+  const outcome = payload.outcome;
+  const data = decisionData(payload, results, outcome, outcome === 'denied' ? payload.reason : undefined, 1);
+  return { ...envelope(payload, timeMs), type: DECISION_EVENT_TYPE, data };
 }
 
-/** Shared by single decisions and coalesced denials; `overrides` carries what differs. */
-export function decisionEvent(
+/** A `tally.decision.v2` event: one denial, or the coalesced denials of one key in one second. */
+export function decisionEventV2(
   payload: OutboxPayload,
   timeMs: number,
   results: readonly OutboxWindowResult[],
-  overrides: { id: string; count: number; outcome?: 'denied'; reason?: OutboxPayload['reason'] },
-): DecisionEventV1 {
-  const outcome = overrides.outcome ?? payload.outcome;
-  const reason = overrides.reason ?? payload.reason;
-  const data: DecisionDataV1 = {
+  denial: { id: string; count: number; reason: DenyReason },
+): DecisionEventV2 {
+  const data = decisionData(payload, results, 'denied', denial.reason, denial.count) as DecisionDataV2;
+  return { ...envelope({ ...payload, id: denial.id }, timeMs), type: DECISION_V2_EVENT_TYPE, data };
+}
+
+/**
+ * The `data` of a decision record, v1 or v2 (a v2 denial's fields are those of a v1 denial), in
+ * wire order.
+ */
+function decisionData(
+  payload: OutboxPayload,
+  results: readonly OutboxWindowResult[],
+  outcome: DecisionOutcome,
+  reason: DenyReason | undefined,
+  count: number,
+): DecisionDataV1 {
+  return {
     policy_set_version: payload.policy_set_version,
     ...optional('tenant', payload.tenant),
     selectors: { ...payload.selectors },
     attributes: { ...payload.attributes },
     cost: payload.cost,
     outcome,
-    ...optional('reason', outcome === 'denied' ? reason : undefined),
+    ...optional('reason', reason),
     ...optional('degraded_cause', payload.degraded_cause),
     ...optional('idempotency_key', payload.idempotency_key),
-    count: overrides.count,
+    count,
     policies: policyOutcomes(payload, results),
   };
-  return { ...envelope({ ...payload, id: overrides.id }, timeMs), type: DECISION_EVENT_TYPE, data };
 }
 
 /**
  * The Kafka message key: the tenant, else the subject's key, so one tenant's (or one key's) events
  * stay ordered in one partition. Falls back to the id for decisions no policy applied to.
  */
-export function kafkaKeyOf(event: UsageEventV1 | DecisionEventV1 | LeaseEventV1 | OverrideEventV1): string {
+export function kafkaKeyOf(
+  event: UsageEventV1 | DecisionEventV1 | DecisionEventV2 | LeaseEventV1 | OverrideEventV1,
+): string {
   // typeof, not `!== undefined`: a consumed event may carry null for an absent optional field.
   if (typeof event.data.tenant === 'string') return event.data.tenant;
   const subject = event.subject;

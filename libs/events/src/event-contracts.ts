@@ -1,6 +1,13 @@
 import { DeadLetterHeadersV1 } from './dead-letter.v1';
 import { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
-import { DECISION_EVENT_TYPE, LEASE_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
+import { DecisionDataV2, DecisionEventV2 } from './decision-event.v2';
+import {
+  DECISION_EVENT_TYPE,
+  DECISION_V2_EVENT_TYPE,
+  LEASE_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
+  USAGE_EVENT_TYPE,
+} from './event-types';
 import { LeaseDataV1, LeaseEventV1 } from './lease-event.v1';
 import { OverrideDataV1, OverrideEventV1 } from './override-event.v1';
 import { UsageDataV1, UsageEventV1 } from './usage-event.v1';
@@ -25,6 +32,8 @@ export function eventContractDocuments(): ContractDocument[] {
     document(`${DECISION_EVENT_TYPE}.data.schema.json`, DecisionDataV1),
     document(`${USAGE_EVENT_TYPE}.event.schema.json`, UsageEventV1),
     document(`${DECISION_EVENT_TYPE}.event.schema.json`, DecisionEventV1),
+    document(`${DECISION_V2_EVENT_TYPE}.data.schema.json`, DecisionDataV2),
+    document(`${DECISION_V2_EVENT_TYPE}.event.schema.json`, DecisionEventV2),
     document(`${LEASE_EVENT_TYPE}.data.schema.json`, LeaseDataV1),
     document(`${LEASE_EVENT_TYPE}.event.schema.json`, LeaseEventV1),
     document(`${OVERRIDE_EVENT_TYPE}.data.schema.json`, OverrideDataV1),

@@ -1,7 +1,14 @@
 import { DecisionEventV1 } from './decision-event.v1';
-import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from './event-types';
+import type { DecisionEventV2 } from './decision-event.v2';
+import {
+  DECISION_EVENT_TYPE,
+  DECISION_V2_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
+  USAGE_EVENT_TYPE,
+} from './event-types';
 import {
   decisionEventValidator,
+  decisionV2EventValidator,
   overrideEventValidator,
   usageEventValidator,
   type EventValidator,
@@ -13,8 +20,11 @@ import { UsageEventV1 } from './usage-event.v1';
 export type ParseResult<E> =
   { readonly ok: true; readonly event: E } | { readonly ok: false; readonly reason: string };
 
-/** What the projector folds: usage, decisions, and the override changes the decision topic also carries. */
-export type LedgerEvent = UsageEventV1 | DecisionEventV1 | OverrideEventV1;
+/**
+ * What the projector folds: usage, decisions of both contracts (v2: denials only; v1: every
+ * decision), and the override changes the decision topics also carry.
+ */
+export type LedgerEvent = UsageEventV1 | DecisionEventV1 | DecisionEventV2 | OverrideEventV1;
 
 interface EventKind {
   readonly type: string;
@@ -23,6 +33,7 @@ interface EventKind {
 
 const USAGE: EventKind = { type: USAGE_EVENT_TYPE, validator: usageEventValidator };
 const DECISION: EventKind = { type: DECISION_EVENT_TYPE, validator: decisionEventValidator };
+const DECISION_V2: EventKind = { type: DECISION_V2_EVENT_TYPE, validator: decisionV2EventValidator };
 const OVERRIDE: EventKind = { type: OVERRIDE_EVENT_TYPE, validator: overrideEventValidator };
 
 /** Validates a `tally.usage.v1` message as read from Kafka. */
@@ -33,6 +44,11 @@ export function parseUsageEvent(message: Buffer | string): ParseResult<UsageEven
 /** Validates a `tally.decision.v1` message as read from Kafka. */
 export function parseDecisionEvent(message: Buffer | string): ParseResult<DecisionEventV1> {
   return parseAs(DECISION, message);
+}
+
+/** Validates a `tally.decision.v2` message as read from Kafka. */
+export function parseDecisionV2Event(message: Buffer | string): ParseResult<DecisionEventV2> {
+  return parseAs(DECISION_V2, message);
 }
 
 /** Validates a `tally.override.v1` message as read from Kafka. */
@@ -49,6 +65,8 @@ export function parseLedgerEvent(message: Buffer | string): ParseResult<LedgerEv
       return validated(USAGE, plain.event, plain.nulls);
     case DECISION_EVENT_TYPE:
       return validated(DECISION, plain.event, plain.nulls);
+    case DECISION_V2_EVENT_TYPE:
+      return validated(DECISION_V2, plain.event, plain.nulls);
     case OVERRIDE_EVENT_TYPE:
       return validated(OVERRIDE, plain.event, plain.nulls);
     default:

@@ -6,8 +6,16 @@
 export const CLOUDEVENTS_SPECVERSION = '1.0';
 /** Allowed decisions with cost > 0: the commercial ledger billing consumes. */
 export const USAGE_EVENT_TYPE = 'tally.usage.v1';
-/** Every decision, denials included (repeated denials of one key coalesced per second). */
+/**
+ * Every decision, denials included (repeated denials of one key coalesced per second): the decision
+ * record of the first contract. Tally no longer writes it; its consumers still read it in history.
+ */
 export const DECISION_EVENT_TYPE = 'tally.decision.v1';
+/**
+ * The decisions that have no usage record: quota denials, coalesced per second. An allowed or
+ * degraded decision is one `tally.usage.v1` record and nothing else (docs/adr/0009).
+ */
+export const DECISION_V2_EVENT_TYPE = 'tally.decision.v2';
 /** Releases of concurrency leases (not usage: billing ignores them). */
 export const LEASE_EVENT_TYPE = 'tally.lease.v1';
 /** Changes of runtime overrides (set, remove), on the decision topic beside the decisions they change. */

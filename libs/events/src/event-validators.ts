@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Schema, type ValidateFunction } from 'ajv';
 import { DecisionEventV1 } from './decision-event.v1';
+import { DecisionEventV2 } from './decision-event.v2';
 import { ULID_PATTERN } from './event-parts.v1';
 import { LeaseEventV1 } from './lease-event.v1';
 import { OverrideEventV1 } from './override-event.v1';
@@ -58,6 +59,7 @@ function validator(schema: Schema): EventValidator {
 
 export const usageEventValidator = validator(UsageEventV1);
 export const decisionEventValidator = validator(DecisionEventV1);
+export const decisionV2EventValidator = validator(DecisionEventV2);
 export const leaseEventValidator = validator(LeaseEventV1);
 export const overrideEventValidator = validator(OverrideEventV1);
 

@@ -19,6 +19,7 @@ export {
   CLOUDEVENTS_CONTENT_TYPE,
   CLOUDEVENTS_SPECVERSION,
   DECISION_EVENT_TYPE,
+  DECISION_V2_EVENT_TYPE,
   DECISION_OUTCOMES,
   EVENT_DATA_CONTENT_TYPE,
   EVENT_SOURCE,
@@ -75,14 +76,21 @@ export { cloudEventV1 } from './cloud-event.v1';
 export { PolicyOutcomeV1, ULID_PATTERN, WindowStateV1 } from './event-parts.v1';
 export { UsageDataV1, UsageEventV1 } from './usage-event.v1';
 export { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+export { DecisionDataV2, DecisionEventV2 } from './decision-event.v2';
 export { LeaseDataV1, LeaseEventV1, LeaseWindowV1 } from './lease-event.v1';
 export { leaseEventFromOutbox, parseLeaseEvent } from './lease-event';
 export { OverrideDataV1, OverrideEventV1, OverrideStateV1 } from './override-event.v1';
 export { overrideEventFromOutbox } from './override-event';
-export { decisionEventFromOutbox, kafkaKeyOf, usageEventFromOutbox } from './event-builders';
+export {
+  decisionEventFromOutbox,
+  kafkaKeyOf,
+  ledgerEventFromOutbox,
+  usageEventFromOutbox,
+} from './event-builders';
 export { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 export {
   parseDecisionEvent,
+  parseDecisionV2Event,
   parseLedgerEvent,
   parseOverrideEvent,
   parseUsageEvent,

@@ -20,7 +20,15 @@ describe(asyncApiDocument.name, () => {
         ?.channels()
         .all()
         .map((c) => c.address()),
-    ).toEqual(['tally.usage.v1', 'tally.decision.v1', 'tally.lease.v1', 'tally.dlq.v1']);
+    ).toEqual(['tally.usage.v1', 'tally.decision.v2', 'tally.decision.v1', 'tally.lease.v1', 'tally.dlq.v1']);
+  });
+
+  it('publishes denials as tally.decision.v2 and keeps tally.decision.v1 only as history to read', () => {
+    const operations = asyncApiDocument().operations as Record<string, { action: string; channel: object }>;
+    const sends = Object.values(operations).filter((o) => o.action === 'send');
+    expect(sends.map((o) => o.channel)).not.toContainEqual({ $ref: '#/channels/decisionV1' });
+    expect(operations.sendDecision?.channel).toEqual({ $ref: '#/channels/decision' });
+    expect(operations.receiveDecisionV1?.action).toBe('receive');
   });
 
   it('names the retention that keeps the ledger forever', () => {

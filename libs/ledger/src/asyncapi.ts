@@ -2,6 +2,7 @@ import {
   CLOUDEVENTS_CONTENT_TYPE,
   DeadLetterHeadersV1,
   DecisionEventV1,
+  DecisionEventV2,
   EVENT_SOURCE,
   LeaseEventV1,
   OverrideEventV1,
@@ -57,7 +58,7 @@ export function asyncApiDocument(): Record<string, unknown> {
     asyncapi: '3.0.0',
     info: {
       title: 'Tally ledger',
-      version: '1.0.0',
+      version: '2.0.0',
       description:
         'The Kafka topics Tally writes. Events are CloudEvents 1.0 in structured mode: the record value is the whole event as JSON, its `content-type` header `application/cloudevents+json`. ' +
         `Partitions are the default of TALLY_TOPIC_PARTITIONS; replication is what TALLY_TOPIC_REPLICATION=auto gives a single broker (three brokers or more: 3, with min.insync.replicas 2); topics without retention.ms keep the broker's retention. Source of every event: \`${EVENT_SOURCE}\`.`,
@@ -71,8 +72,13 @@ export function asyncApiDocument(): Record<string, unknown> {
       ),
       decision: channel(
         TOPICS.decision,
+        ['decisionEventV2', 'overrideEvent'],
+        'The decisions that have no usage record: every quota denial (coalesced per second, key and reason); and every change of a runtime override (`tally.override.v1`, keyed by its tenant): consumers dispatch on the `type` attribute. An allowed or degraded decision is its usage record alone.',
+      ),
+      decisionV1: channel(
+        TOPICS.decisionV1,
         ['decisionEvent', 'overrideEvent'],
-        'Every allowed or degraded decision with cost > 0, and every quota denial (coalesced per second, key and reason); and every change of a runtime override (`tally.override.v1`, keyed by its tenant): consumers dispatch on the `type` attribute.',
+        'The decision topic of the first contract, read for its history: every allowed or degraded decision with cost > 0 (the twin of its usage record, same id), every quota denial, every override change. Relays of this contract write nothing here.',
       ),
       lease: channel(
         TOPICS.lease,
@@ -90,8 +96,8 @@ export function asyncApiDocument(): Record<string, unknown> {
       sendDecision: operation(
         'send',
         'decision',
-        ['decisionEvent', 'overrideEvent'],
-        'The relay publishes decision events and override changes.',
+        ['decisionEventV2', 'overrideEvent'],
+        'The relay publishes denials and override changes.',
       ),
       sendLease: operation('send', 'lease', 'leaseEvent', 'The relay publishes lease releases.'),
       sendDeadLetter: operation(
@@ -104,14 +110,21 @@ export function asyncApiDocument(): Record<string, unknown> {
       receiveDecision: operation(
         'receive',
         'decision',
+        ['decisionEventV2', 'overrideEvent'],
+        'The projector consumes denials and override changes (the audit trail, with the degraded and would-deny decisions of the usage topic).',
+      ),
+      receiveDecisionV1: operation(
+        'receive',
+        'decisionV1',
         ['decisionEvent', 'overrideEvent'],
-        'The projector consumes decisions and override changes (the audit trail).',
+        'The projector, `tally replay` and `tally simulate` read the history of the first contract: its denials and override changes (its allowed and degraded records repeat their usage twins and are skipped).',
       ),
     },
     components: {
       messages: {
         usageEvent: eventMessage('tally.usage.v1', UsageEventV1),
         decisionEvent: eventMessage('tally.decision.v1', DecisionEventV1),
+        decisionEventV2: eventMessage('tally.decision.v2', DecisionEventV2),
         leaseEvent: eventMessage('tally.lease.v1', LeaseEventV1),
         overrideEvent: eventMessage('tally.override.v1', OverrideEventV1),
         deadLetter: {

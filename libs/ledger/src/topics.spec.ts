@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { autoReplication, ledgerTopicSpecs, resolveReplication, TOPICS } from './topics';
 
 describe(ledgerTopicSpecs.name, () => {
-  it('names the four topics of the contract', () => {
+  it('names the topics of the contract, the first decision topic kept for its history', () => {
     expect(TOPICS).toEqual({
       usage: 'tally.usage.v1',
-      decision: 'tally.decision.v1',
+      decision: 'tally.decision.v2',
+      decisionV1: 'tally.decision.v1',
       lease: 'tally.lease.v1',
       deadLetter: 'tally.dlq.v1',
     });
@@ -20,6 +21,12 @@ describe(ledgerTopicSpecs.name, () => {
         partitions: 6,
         replicationFactor: 3,
         configs: { 'retention.ms': '-1', 'min.insync.replicas': '2' },
+      },
+      {
+        topic: 'tally.decision.v2',
+        partitions: 6,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2' },
       },
       {
         topic: 'tally.decision.v1',
@@ -40,7 +47,7 @@ describe(ledgerTopicSpecs.name, () => {
   it('asks one in-sync replica of a single-node cluster', () => {
     const sut = ledgerTopicSpecs({ partitions: 12, replicationFactor: 1 });
 
-    expect(sut.map((s) => s.configs?.['min.insync.replicas'])).toEqual(['1', '1', '1', '1']);
+    expect(sut.map((s) => s.configs?.['min.insync.replicas'])).toEqual(['1', '1', '1', '1', '1']);
   });
 });
 
@@ -56,8 +63,9 @@ describe(resolveReplication.name, () => {
       replicationFactor: 3,
       configs: { 'retention.ms': '-1', 'min.insync.replicas': '2' },
     });
-    expect(sut(3).map((s) => s.configs?.['min.insync.replicas'])).toEqual(['2', '2', '2', '2']);
+    expect(sut(3).map((s) => s.configs?.['min.insync.replicas'])).toEqual(['2', '2', '2', '2', '2']);
     expect(sut(1).map((s) => [s.replicationFactor, s.configs?.['min.insync.replicas']])).toEqual([
+      [1, '1'],
       [1, '1'],
       [1, '1'],
       [1, '1'],

@@ -4,8 +4,17 @@ import type { ResolvedTopicSpec, TopicSpec } from './topic-provisioner.port';
 export const TOPICS = {
   /** Allowed decisions with cost > 0: the commercial ledger. */
   usage: 'tally.usage.v1',
-  /** Every decision, denials included (repeated denials coalesced per second). */
-  decision: 'tally.decision.v1',
+  /**
+   * The decisions without a usage record (quota denials, coalesced per second) and override
+   * changes: with the usage topic, the audit trail's source (docs/adr/0009).
+   */
+  decision: 'tally.decision.v2',
+  /**
+   * The decision topic of the first contract (every decision, and override changes): nothing writes
+   * it once every relay runs this contract; the projector, `tally replay` and `tally simulate` read
+   * its history. Still created, so readers can subscribe to it on any cluster.
+   */
+  decisionV1: 'tally.decision.v1',
   /** Releases of concurrency leases (not usage; the projector does not read them). */
   lease: 'tally.lease.v1',
   /** Records a consumer could not process, kept for inspection and replay. */
@@ -31,6 +40,7 @@ export function ledgerTopicSpecs(options: {
   return [
     { topic: TOPICS.usage, ...base, configs: { 'retention.ms': '-1', ...minIsr } },
     { topic: TOPICS.decision, ...base, configs: { ...minIsr } },
+    { topic: TOPICS.decisionV1, ...base, configs: { ...minIsr } },
     { topic: TOPICS.lease, ...base, configs: { ...minIsr } },
     { topic: TOPICS.deadLetter, ...base, configs: { ...minIsr } },
   ];

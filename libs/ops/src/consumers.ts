@@ -6,7 +6,7 @@ import type { RedisClient } from '@tally/redis';
 /** The projector's consumer group: the projections lib owns the name. */
 export { PROJECTOR_GROUP };
 /** The topics the projector consumes. */
-export const PROJECTOR_TOPICS: readonly string[] = [TOPICS.usage, TOPICS.decision];
+export const PROJECTOR_TOPICS: readonly string[] = [TOPICS.usage, TOPICS.decision, TOPICS.decisionV1];
 
 export interface ConsumerMember {
   readonly memberId: string;

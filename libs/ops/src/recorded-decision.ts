@@ -1,6 +1,9 @@
-import type { DecisionEventV1, DecisionOutcome } from '@tally/events';
+import type { DecisionEventV1, DecisionEventV2, DecisionOutcome, UsageEventV1 } from '@tally/events';
 
-/** What `tally simulate` needs of one `tally.decision.v1` event. */
+/**
+ * What `tally simulate` needs of one decision's record: its usage event (allowed or degraded), or
+ * its denial (`tally.decision.v2`, or a `tally.decision.v1` of older history).
+ */
 export interface RecordedDecision {
   readonly id: string;
   readonly timeMs: number;
@@ -23,7 +26,7 @@ export interface RecordedPolicy {
   readonly wouldDeny: readonly (boolean | undefined)[];
 }
 
-export function recordedDecision(event: DecisionEventV1): RecordedDecision {
+export function recordedDecision(event: UsageEventV1 | DecisionEventV1 | DecisionEventV2): RecordedDecision {
   const { data } = event;
   return {
     id: event.id,
@@ -31,9 +34,9 @@ export function recordedDecision(event: DecisionEventV1): RecordedDecision {
     selectors: data.selectors,
     attributes: data.attributes,
     cost: data.cost,
-    count: data.count,
+    count: 'count' in data ? data.count : 1,
     outcome: data.outcome,
-    ...(typeof data.reason === 'string' ? { reason: data.reason } : {}),
+    ...('reason' in data && typeof data.reason === 'string' ? { reason: data.reason } : {}),
     policies: data.policies.map((p) => ({
       name: p.name,
       mode: p.mode,

@@ -1,11 +1,13 @@
-import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from '@tally/events';
 import { TOPICS, nextOffset, type Ledger } from '@tally/ledger';
 import {
+  foldedTopics,
   ProjectionNamespaces,
   ProjectionStore,
   ShardedStepWriter,
   shardsForPartitions,
   sortBatch,
+  topicEventTypes,
+  type ProjectorTopics,
 } from '@tally/projections';
 import { dropNamespace } from './namespaces';
 import { OpsError } from './ops.error';
@@ -46,8 +48,11 @@ export interface ReplayOptions {
   /** Replace an existing (inactive) namespace. */
   readonly force?: boolean;
   readonly auditRetentionMs: number;
-  /** Defaults to the ledger topics. */
-  readonly topics?: { readonly usage: string; readonly decision: string };
+  /**
+   * Defaults to the ledger topics: usage, the decision topic, and the first contract's decision
+   * topic (history written before `tally.decision.v2`; docs/adr/0009).
+   */
+  readonly topics?: ReplayTopics;
   /** Partitions fetched and parsed at once (default `REPLAY_CONCURRENCY`). */
   readonly concurrency?: number;
   /**
@@ -85,11 +90,14 @@ export interface ReplayPlan {
   readonly namespace: string;
   readonly shards: number;
   readonly ranges: readonly PartitionRange[];
-  readonly topics: { readonly usage: string; readonly decision: string };
+  readonly topics: ReplayTopics;
   readonly auditRetentionMs: number;
   readonly concurrency?: number;
   readonly stepCells?: number;
 }
+
+/** The topics a replay folds (`foldedTopics`); `decisionV1` absent: that topic is not read. */
+export type ReplayTopics = Omit<ProjectorTopics, 'deadLetter'>;
 
 /** What replaying some ranges did. */
 export interface RangesOutcome {
@@ -142,17 +150,22 @@ export async function planReplay(
     await dropNamespace(deps.redis, namespace);
   }
   const startedMs = await redisNowMs(deps.redis);
-  const topics = options.topics ?? { usage: TOPICS.usage, decision: TOPICS.decision };
-  const usageRanges = await planTopicRange(deps.ledger.admin, topics.usage, options.from, options.to);
-  const decisionRanges = await planTopicRange(deps.ledger.admin, topics.decision, options.from, options.to);
-  const ranges = [...usageRanges, ...decisionRanges];
+  const topics = options.topics ?? {
+    usage: TOPICS.usage,
+    decision: TOPICS.decision,
+    decisionV1: TOPICS.decisionV1,
+  };
+  const perTopic = await Promise.all(
+    foldedTopics(topics).map((topic) => planTopicRange(deps.ledger.admin, topic, options.from, options.to)),
+  );
+  const ranges = perTopic.flat();
   const coveredFrom = options.from === 'earliest' ? 0 : options.from;
   const coveredTo = options.to === 'latest' ? startedMs - TAIL_MARGIN_MS : options.to;
   const shards = await namespaces.beginReplay(namespace, {
     startedMs,
     coveredFrom,
     coveredTo,
-    shards: options.shards ?? (await inheritedShards(namespaces, usageRanges, decisionRanges)),
+    shards: options.shards ?? (await inheritedShards(namespaces, perTopic)),
   });
   return {
     namespace,
@@ -174,12 +187,11 @@ export async function planReplay(
  */
 async function inheritedShards(
   namespaces: ProjectionNamespaces,
-  usage: readonly PartitionRange[],
-  decision: readonly PartitionRange[],
+  perTopic: readonly (readonly PartitionRange[])[],
 ): Promise<number> {
   const active = await namespaces.active();
   const shards = active === null ? 0 : await namespaces.shards(active);
-  return shards > 0 ? shards : shardsForPartitions([usage.length, decision.length]);
+  return shards > 0 ? shards : shardsForPartitions(perTopic.map((ranges) => ranges.length));
 }
 
 /**
@@ -196,11 +208,7 @@ export async function replayRanges(
     auditRetentionMs: plan.auditRetentionMs,
     dedupTtlMs: DEDUP_TTL_MS,
   });
-  const { topics } = plan;
-  const expected = {
-    [topics.usage]: USAGE_EVENT_TYPE,
-    [topics.decision]: [DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE],
-  };
+  const expected = topicEventTypes(plan.topics);
   const sink = new ShardedStepWriter(store, plan.namespace, plan.shards, plan.stepCells ?? REPLAY_STEP_CELLS);
   let invalid = 0;
   // Concurrent handlers (partitions) share the writer: its steps take each partition's events in

@@ -1,4 +1,10 @@
-import { OVERRIDE_EVENT_TYPE, parseDecisionEvent } from '@tally/events';
+import {
+  DECISION_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
+  parseLedgerEvent,
+  USAGE_EVENT_TYPE,
+  type LedgerEvent,
+} from '@tally/events';
 import { TOPICS, type Ledger } from '@tally/ledger';
 import type { PolicySet } from '@tally/policy';
 import { loadPolicySet } from './policy-check';
@@ -22,8 +28,12 @@ export interface SimulateOptions {
   readonly overridesFile?: string;
   /** How late after `to` an event of the range may have been published (default 5 min). */
   readonly lateMs?: number;
-  /** Defaults to `tally.decision.v1`. */
-  readonly topic?: string;
+  /**
+   * Defaults to the ledger topics: every decision is its usage record (allowed, degraded) or its
+   * denial (`tally.decision.v2`; `tally.decision.v1` in older history, whose allowed and degraded
+   * records repeat their usage twins and are skipped).
+   */
+  readonly topics?: { readonly usage: string; readonly decision: string; readonly decisionV1?: string };
   readonly onProgress?: ProgressListener;
 }
 
@@ -33,7 +43,7 @@ export interface SimulateResult extends SimulationReport {
   readonly to: string;
   /** Records read from the topic (in and around the range). */
   readonly recordsRead: number;
-  /** Records that were not valid decision events (left out, counted here). */
+  /** Records that were not valid events of their topic (left out, counted here). */
   readonly invalid: number;
 }
 
@@ -49,32 +59,44 @@ export async function simulate(
   const proposed = options.policySet ?? (await loadPolicySet(options.policiesFile ?? ''));
   const overrides =
     options.overridesFile === undefined ? [] : await loadProposedOverrides(options.overridesFile);
-  const topic = options.topic ?? TOPICS.decision;
-  const ranges = await planTopicRange(
-    ledger.admin,
-    topic,
-    options.fromMs,
-    options.toMs,
-    options.lateMs ?? 300_000,
-  );
+  const topics = options.topics ?? {
+    usage: TOPICS.usage,
+    decision: TOPICS.decision,
+    decisionV1: TOPICS.decisionV1,
+  };
+  const ranges = (
+    await Promise.all(
+      [topics.usage, topics.decision, ...(topics.decisionV1 === undefined ? [] : [topics.decisionV1])].map(
+        (topic) =>
+          planTopicRange(ledger.admin, topic, options.fromMs, options.toMs, options.lateMs ?? 300_000),
+      ),
+    )
+  ).flat();
   const meter = new ProgressMeter(rangeSize(ranges));
   const progress = throttled(options.onProgress);
   const decisions: RecordedDecision[] = [];
+  // A relay's re-publication repeats an id: each decision is simulated once.
+  const seen = new Set<string>();
   let invalid = 0;
   const read = await readTopicRanges(
     ledger.consumers,
     ranges,
-    (_topic, _partition, records) => {
+    (topic, _partition, records) => {
       for (const record of records) {
         if (record.value === null) continue;
-        const parsed = parseDecisionEvent(record.value);
-        // The topic also carries override changes: not decisions, and not invalid either.
-        if (!parsed.ok && isOverrideChange(record.value)) continue;
-        if (!parsed.ok) {
+        const parsed = parseLedgerEvent(record.value);
+        if (!parsed.ok || !belongsOn(parsed.event, topic, topics.usage)) {
           invalid++;
           continue;
         }
-        const decision = recordedDecision(parsed.event);
+        const event = parsed.event;
+        // Override changes are no decisions; a v1 allowed or degraded record is its usage twin's copy.
+        if (event.type === OVERRIDE_EVENT_TYPE) continue;
+        if (event.type === DECISION_EVENT_TYPE && event.data.outcome !== 'denied') continue;
+        const token = `${event.type === USAGE_EVENT_TYPE ? 'u' : 'd'}:${event.id}`;
+        if (seen.has(token)) continue;
+        seen.add(token);
+        const decision = recordedDecision(event);
         if (decision.timeMs < options.fromMs || decision.timeMs >= options.toMs) continue;
         if (options.tenant !== undefined && decision.selectors.tenant !== options.tenant) continue;
         decisions.push(decision);
@@ -96,7 +118,7 @@ export async function simulate(
   };
 }
 
-/** A record of the decision topic that is an override change (its type attribute, nothing parsed). */
-function isOverrideChange(value: Buffer): boolean {
-  return value.includes(`"type":"${OVERRIDE_EVENT_TYPE}"`);
+/** Usage records on the usage topic, every other kind on a decision topic. */
+function belongsOn(event: LedgerEvent, topic: string, usageTopic: string): boolean {
+  return (event.type === USAGE_EVENT_TYPE) === (topic === usageTopic);
 }

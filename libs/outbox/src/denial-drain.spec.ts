@@ -39,7 +39,7 @@ describe(planDenialDrain.name, () => {
     const event = JSON.parse(String(sut.topicMessages[0].messages[0].value));
     expect(event).toMatchObject({
       id: coalescedDenialId(7, 1000, field),
-      type: 'tally.decision.v1',
+      type: 'tally.decision.v2',
       time: '1970-01-01T00:16:40.000Z',
       data: { outcome: 'denied', reason: 'burst_quota_exhausted', count: 50, tenant: 'acme' },
     });

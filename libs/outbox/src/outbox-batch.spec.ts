@@ -1,13 +1,26 @@
 import { TOPICS } from '@tally/ledger';
 import { describe, expect, it } from 'vitest';
-import { CLOUDEVENTS_CONTENT_TYPE, parseLeaseEvent, parseOverrideEvent } from '@tally/events';
+import {
+  CLOUDEVENTS_CONTENT_TYPE,
+  parseDecisionV2Event,
+  parseLeaseEvent,
+  parseOverrideEvent,
+  parseUsageEvent,
+} from '@tally/events';
 import { chunkTopicMessages, planOutboxBatch } from './outbox-batch';
 import type { StreamEntry } from './stream-entries';
 
 const ID = '01JD0000000000000000000001';
 
 function entry(
-  over: { id?: string; cost?: number; tenant?: string; stream?: string; streamId?: string } = {},
+  over: {
+    id?: string;
+    cost?: number;
+    tenant?: string;
+    stream?: string;
+    streamId?: string;
+    outcome?: 'allowed' | 'degraded' | 'denied';
+  } = {},
 ): StreamEntry {
   const payload = {
     v: 1,
@@ -17,7 +30,9 @@ function entry(
     selectors: { principal: 'svc-42', ...(over.tenant === undefined ? {} : { tenant: over.tenant }) },
     attributes: {},
     cost: over.cost ?? 3,
-    outcome: 'allowed',
+    outcome: over.outcome ?? 'allowed',
+    ...(over.outcome === 'denied' ? { reason: 'burst_quota_exhausted' } : {}),
+    ...(over.outcome === 'degraded' ? { degraded_cause: 'backend_timeout' } : {}),
     policies: [
       { name: 'p', mode: 'enforce', key: 'svc-42', windows: [{ name: 'w', role: 'sustained', limit: 10 }] },
     ],
@@ -34,11 +49,12 @@ function entry(
 }
 
 describe(planOutboxBatch.name, () => {
-  it('makes a usage and a decision event of an allowed entry with a cost, keyed by tenant', () => {
+  it('makes one record of an allowed entry with a cost: its usage event, keyed by tenant', () => {
     const sut = planOutboxBatch([entry({ tenant: 'acme' })]);
 
-    expect(sut.published).toEqual({ [TOPICS.usage]: 1, [TOPICS.decision]: 1 });
-    const [usage, decision] = sut.topicMessages;
+    expect(sut.published).toEqual({ [TOPICS.usage]: 1 });
+    const [usage] = sut.topicMessages;
+    expect(sut.topicMessages).toHaveLength(1);
     expect(usage.topic).toBe(TOPICS.usage);
     expect(usage.messages[0].key).toBe('acme');
     expect(usage.messages[0].headers).toEqual({ 'content-type': CLOUDEVENTS_CONTENT_TYPE });
@@ -49,18 +65,47 @@ describe(planOutboxBatch.name, () => {
       time: '2025-11-30T09:00:00.123Z',
       data: { cost: 3, tenant: 'acme' },
     });
-    expect(JSON.parse(String(decision.messages[0].value))).toMatchObject({
-      id: ID,
-      type: 'tally.decision.v1',
-    });
+    expect(parseUsageEvent(String(usage.messages[0].value)).ok).toBe(true);
     expect([...sut.acks]).toEqual([['tally:v1:{s1}:outbox', ['1764493200000-0']]]);
   });
 
-  it('makes only a decision event of a cost-0 entry, keyed by the policy key without a tenant', () => {
-    const sut = planOutboxBatch([entry({ cost: 0 })]);
+  it('makes exactly one record per decision entry, whatever the mix (no tally.decision.v1 twin)', () => {
+    // given allowed and degraded entries of several tenants, one without a tenant
+    const entries = [
+      entry({ id: '01JD0000000000000000000001', tenant: 'acme', streamId: '1-0' }),
+      entry({ id: '01JD0000000000000000000002', outcome: 'degraded', streamId: '2-0' }),
+      entry({ id: '01JD0000000000000000000003', tenant: 'globex', streamId: '3-0' }),
+    ];
+    // when
+    const sut = planOutboxBatch(entries);
+    // then three usage records, nothing on any decision topic, keyed by tenant else the policy key
+    expect(sut.published).toEqual({ [TOPICS.usage]: 3 });
+    const messages = sut.topicMessages[0].messages;
+    expect(messages.map((m) => m.key)).toEqual(['acme', 'svc-42', 'globex']);
+    expect(
+      messages.map((m) => (JSON.parse(String(m.value)) as { data: { outcome: string } }).data.outcome),
+    ).toEqual(['allowed', 'degraded', 'allowed']);
+    expect(sut.acks.get('tally:v1:{s1}:outbox')).toEqual(['1-0', '2-0', '3-0']);
+  });
+
+  it('makes a tally.decision.v2 record of a denied entry (one the engine coalesces instead)', () => {
+    const sut = planOutboxBatch([entry({ outcome: 'denied', tenant: 'acme' })]);
 
     expect(sut.published).toEqual({ [TOPICS.decision]: 1 });
-    expect(sut.topicMessages[0].messages[0].key).toBe('svc-42');
+    const parsed = parseDecisionV2Event(String(sut.topicMessages[0].messages[0].value));
+    expect(parsed.ok && parsed.event.data).toMatchObject({
+      outcome: 'denied',
+      reason: 'burst_quota_exhausted',
+      count: 1,
+    });
+  });
+
+  it('dead-letters an allowed entry of cost 0: no usage, no decision record, never dropped silently', () => {
+    const sut = planOutboxBatch([entry({ cost: 0 })]);
+
+    expect(sut.published).toEqual({ [TOPICS.deadLetter]: 1 });
+    expect(sut.deadLettered).toBe(1);
+    expect(sut.topicMessages[0].messages[0].headers?.['tally-dlq-reason']).toMatch(/cost 0/);
   });
 
   it('dead-letters a malformed entry with its reason and still acknowledges it', () => {

@@ -1,13 +1,13 @@
 import {
   CLOUDEVENTS_CONTENT_TYPE,
-  decisionEventFromOutbox,
   kafkaKeyOf,
   leaseEventFromOutbox,
+  ledgerEventFromOutbox,
   OutboxEntryError,
   overrideEventFromOutbox,
-  usageEventFromOutbox,
+  USAGE_EVENT_TYPE,
   type DeadLetterHeadersV1,
-  type DecisionEventV1,
+  type DecisionEventV2,
   type LeaseEventV1,
   type OverrideEventV1,
   type UsageEventV1,
@@ -28,11 +28,14 @@ export interface OutboxBatchPlan {
 }
 
 /**
- * Pure: turns outbox entries into events. Each decision entry gives a decision event, and a usage
- * event when it spent something; each release entry a lease event; each override change an override
- * event on the decision topic (the audit trail's source, keyed by the tenant like decisions). An entry that is not a valid outbox entry is dead-lettered with its reason and
- * its raw fields: acknowledged like the others (a poison entry must not stall its shard forever) but
- * never dropped silently.
+ * Pure: turns outbox entries into records, at most one per entry, each entry decoded once. A decision
+ * entry (allowed or degraded, with a cost) gives its usage event and nothing else: that record
+ * carries every fact of the decision, the audit trail's included (docs/adr/0009); a denied entry,
+ * which the engine does not write (denials are coalesced in the denial hashes), would give its
+ * `tally.decision.v2` event. A release entry gives a lease event; an override change an override
+ * event on the decision topic (keyed by the tenant like decisions). An entry that is not a valid
+ * outbox entry is dead-lettered with its reason and its raw fields: acknowledged like the others (a
+ * poison entry must not stall its shard forever) but never dropped silently.
  */
 export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPlan {
   const usage: LedgerMessage[] = [];
@@ -57,11 +60,8 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
         decision.push(eventMessage(overrideEventFromOutbox({ o, b, a, n, t })));
         continue;
       }
-      const raw = { p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' };
-      const usageEvent = usageEventFromOutbox(raw);
-      const decisionEvent = decisionEventFromOutbox(raw);
-      if (usageEvent !== null) usage.push(eventMessage(usageEvent));
-      decision.push(eventMessage(decisionEvent));
+      const event = ledgerEventFromOutbox({ p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' });
+      (event.type === USAGE_EVENT_TYPE ? usage : decision).push(eventMessage(event));
     } catch (error) {
       if (!(error instanceof OutboxEntryError)) throw error;
       dead.push(deadLetter(entry, error.message));
@@ -81,8 +81,9 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
   };
 }
 
+/** The Kafka record of an event, its value encoded once. */
 export function eventMessage(
-  event: UsageEventV1 | DecisionEventV1 | LeaseEventV1 | OverrideEventV1,
+  event: UsageEventV1 | DecisionEventV2 | LeaseEventV1 | OverrideEventV1,
 ): LedgerMessage {
   return {
     key: kafkaKeyOf(event),

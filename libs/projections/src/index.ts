@@ -18,7 +18,12 @@
  */
 export { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
 export { PROJECTION_CLOCK, PROJECTOR_GROUP } from './projections.constants';
-export type { ProjectorOptions, ProjectorTopics } from './runtime/projector.options';
+export {
+  foldedTopics,
+  topicEventTypes,
+  type ProjectorOptions,
+  type ProjectorTopics,
+} from './runtime/projector.options';
 export { Projector } from './runtime/projector.service';
 export { ShardedStepWriter } from './runtime/sharded-step-writer';
 export { sortBatch } from './runtime/batch-records';

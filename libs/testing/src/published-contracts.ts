@@ -23,6 +23,8 @@ export class PublishedContracts {
       'tally.usage.v1.data.schema.json',
       'tally.decision.v1.event.schema.json',
       'tally.decision.v1.data.schema.json',
+      'tally.decision.v2.event.schema.json',
+      'tally.decision.v2.data.schema.json',
       'tally.lease.v1.event.schema.json',
       'tally.lease.v1.data.schema.json',
       'tally.override.v1.event.schema.json',

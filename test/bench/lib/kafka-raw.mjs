@@ -34,9 +34,9 @@ export function relayRequests(entries, topics, { batchSize, maxBatchBytes }) {
     const usage = [];
     const decision = [];
     for (const entry of entries.slice(i, i + batchSize)) {
-      const u = events.usageEventFromOutbox(entry);
-      if (u !== null) usage.push(eventMessage(u));
-      decision.push(eventMessage(events.decisionEventFromOutbox(entry)));
+      // One record per entry, as the relay builds it: usage, or (a denied entry) a decision.v2.
+      const event = events.ledgerEventFromOutbox(entry);
+      (event.type === events.USAGE_EVENT_TYPE ? usage : decision).push(eventMessage(event));
     }
     const topicMessages = [
       { topic: topics.usage, messages: usage },

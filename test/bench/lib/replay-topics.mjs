@@ -1,6 +1,6 @@
 // The replay bench's input, written once: the ledger bench's event distribution (allowed decisions of
-// decide.lua spread over tenants), turned into the relay's own Kafka requests (usage + decision event
-// per decision, the relay's keys and chunking) and produced into two bench topics of a private broker.
+// decide.lua spread over tenants), turned into the relay's own Kafka requests (one record per
+// decision, the relay's keys and chunking) and produced into the bench topics of a private broker.
 import { decideLua } from './built.mjs';
 import { endOffsets, rawProduce, relayRequests } from './kafka-raw.mjs';
 import { fillOutbox, readOutbox } from './outbox-fill.mjs';

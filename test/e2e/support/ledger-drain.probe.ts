@@ -48,7 +48,7 @@ export class DrainProbe {
       stored.set(`${o.topic}/${o.partition}`, o.offset);
     }
     let lag = 0;
-    for (const topic of [TOPICS.usage, TOPICS.decision]) {
+    for (const topic of [TOPICS.usage, TOPICS.decision, TOPICS.decisionV1]) {
       for (const w of await this.admin.fetchTopicOffsets(topic)) {
         const from = BigInt(stored.get(`${topic}/${w.partition}`) ?? w.low);
         if (BigInt(w.high) > from) lag += Number(BigInt(w.high) - from);

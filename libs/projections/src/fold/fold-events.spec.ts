@@ -4,6 +4,7 @@ import {
   overrideEventFromOutbox,
   usageEventFromOutbox,
   type DecisionEventV1,
+  type LedgerEvent,
   type OutboxPayload,
   type UsageEventV1,
 } from '@tally/events';
@@ -49,13 +50,14 @@ function results(p: OutboxPayload, wouldDeny = false): string {
   );
 }
 
-function usage(overrides: Partial<OutboxPayload> = {}, at = T0): UsageEventV1 {
+function usage(overrides: Partial<OutboxPayload> = {}, at = T0, wouldDeny = false): UsageEventV1 {
   const p = payload(overrides);
-  const event = usageEventFromOutbox({ p: JSON.stringify(p), t: String(at), r: results(p) });
+  const event = usageEventFromOutbox({ p: JSON.stringify(p), t: String(at), r: results(p, wouldDeny) });
   if (event === null) throw new Error('fixture has no usage');
   return event;
 }
 
+/** The decision record of the first contract (every decision; allowed ones beside their usage event). */
 function decision(overrides: Partial<OutboxPayload> = {}, at = T0, wouldDeny = false): DecisionEventV1 {
   const p = payload(overrides);
   return decisionEventFromOutbox({ p: JSON.stringify(p), t: String(at), r: results(p, wouldDeny) });
@@ -99,7 +101,7 @@ describe(foldEvents.name, () => {
       },
     ]);
     expect(sut.usage).toEqual(perPolicy(sut.usageTotals).map((total) => ({ ...total, key: 'svc-42' })));
-    expect(sut.audit).toEqual([]);
+    expect(sut.audit.map((a) => a.type)).toEqual(['policy_reload']);
     expect(sut).toMatchObject({ applied: 1, duplicates: 0 });
     expect(sut.dedup).toEqual([{ token: `u:${ID_A}`, timeMs: T0 }]);
   });
@@ -266,19 +268,13 @@ describe(foldEvents.name, () => {
     const id = `${encodeTime(minted, 10)}Q7W4X9T2B6N0R1CA`;
     const committed = usage({ id }, ms('2026-11-30T11:00:00.010Z'));
     const degraded = usage({ id, outcome: 'degraded', degraded_cause: 'backend_timeout' }, minted + 10);
-    // when each is folded in a batch of its own
+    // when each is folded in a batch of its own (the first beside its v1 decision twin, as older history has it)
     const first = foldEvents([committed, decision({ id }, ms('2026-11-30T11:00:00.010Z'))]);
     const second = foldEvents([degraded]);
     // then the committed copy is marked in its event hour and in its id hour, the degraded one only
     // in its event hour, which is the id hour: both copies meet in the 10:00 set
-    expect(first.dedup).toEqual([
-      { token: `u:${id}`, timeMs: ms('2026-11-30T11:00:00.010Z') },
-      { token: `d:${id}`, timeMs: ms('2026-11-30T11:00:00.010Z') },
-    ]);
-    expect(first.idDedup).toEqual([
-      { token: `u:${id}`, timeMs: minted },
-      { token: `d:${id}`, timeMs: minted },
-    ]);
+    expect(first.dedup).toEqual([{ token: `u:${id}`, timeMs: ms('2026-11-30T11:00:00.010Z') }]);
+    expect(first.idDedup).toEqual([{ token: `u:${id}`, timeMs: minted }]);
     expect(second.dedup).toEqual([{ token: `u:${id}`, timeMs: minted + 10 }]);
     expect(second.idDedup).toEqual([]);
   });
@@ -299,11 +295,35 @@ describe(foldEvents.name, () => {
     expect(sut).toMatchObject({ applied: 0, dedup: [], idDedup: [] });
   });
 
-  it('takes usage from usage events only, and the decision event of the same decision is not a duplicate', () => {
-    const sut = foldEvents([usage(), decision()]);
+  it('skips a tally.decision.v1 record of an allowed or degraded decision: its usage twin folds it', () => {
+    // given older history: the usage event and its v1 decision twin, allowed and degraded
+    const degraded = { id: ID_B, outcome: 'degraded' as const, degraded_cause: 'backend_timeout' };
+    const sut = foldEvents([usage(), decision(), usage(degraded), decision(degraded)]);
+    // then each decision is applied once, from its usage event, and the twins leave no mark
     expect(sut).toMatchObject({ applied: 2, duplicates: 0 });
-    expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 3, count: 1 });
-    expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_A}`, `d:${ID_A}`]);
+    expect(perPolicy(sut.usageTotals)[0]).toMatchObject({ cost: 6, count: 2 });
+    expect(sut.dedup.map((d) => d.token)).toEqual([`u:${ID_A}`, `u:${ID_B}`]);
+    expect(sut.audit.map((a) => [a.type, a.id])).toEqual([
+      ['degraded', ID_B],
+      ['policy_reload', 'policy_reload:v1'],
+    ]);
+    expect(foldEvents([decision(), decision(degraded)])).toMatchObject({ applied: 0, audit: [], dedup: [] });
+  });
+
+  it('applies a denial once whether relays of either contract published it (v1 and v2 share the token)', () => {
+    const denial = {
+      shard: 3,
+      second: Math.floor(T0 / 1000),
+      field: 'notary|svc-42',
+      count: 2,
+      p: JSON.stringify(payload()),
+      reason: 'sustained_quota_exhausted' as const,
+    };
+    const v2 = denialEvent(denial);
+    const v1: DecisionEventV1 = { ...v2, type: 'tally.decision.v1' };
+    const sut = foldEvents([v1, v2]);
+    expect(sut).toMatchObject({ applied: 1, duplicates: 1 });
+    expect(sut.audit.filter((a) => a.type === 'denied')).toHaveLength(1);
   });
 
   it('records coalesced denials with their count, reason and denying policy', () => {
@@ -347,8 +367,8 @@ describe(foldEvents.name, () => {
     expect(sut.audit[0]).toMatchObject({ type: 'denied', policy: 'second', reason: 'burst_quota_exhausted' });
   });
 
-  it('records degraded decisions with their cause', () => {
-    const sut = foldEvents([decision({ outcome: 'degraded', degraded_cause: 'backend_timeout' })]);
+  it('records degraded decisions with their cause, from their usage event', () => {
+    const sut = foldEvents([usage({ outcome: 'degraded', degraded_cause: 'backend_timeout' })]);
     expect(sut.audit[0]).toMatchObject({
       type: 'degraded',
       policy: 'notary',
@@ -368,7 +388,11 @@ describe(foldEvents.name, () => {
       { remaining: 5, reset_ms: 1, would_deny: false },
       { remaining: 0, reset_ms: 1, would_deny: true },
     ]);
-    const sut = foldEvents([decisionEventFromOutbox({ p: JSON.stringify(p), t: String(T0), r })]);
+    const sut = foldEvents(
+      [usageEventFromOutbox({ p: JSON.stringify(p), t: String(T0), r })].flatMap((e) =>
+        e === null ? [] : [e],
+      ),
+    );
     expect(sut.audit.filter((a) => a.type !== 'policy_reload')).toEqual([
       {
         id: ID_A,
@@ -385,15 +409,15 @@ describe(foldEvents.name, () => {
   });
 
   it('records nothing for a plain allowed decision but the policy-set version', () => {
-    const sut = foldEvents([decision()]);
+    const sut = foldEvents([usage()]);
     expect(sut.audit.map((a) => a.type)).toEqual(['policy_reload']);
   });
 
   it('records each new policy-set version once, at the first time it was seen', () => {
     const sut = foldEvents([
-      decision({ id: ID_B, policy_set_version: 'v2' }, T0 + 5000),
-      decision({ id: ID_A, policy_set_version: 'v2' }, T0),
-      decision({ id: ID_C, policy_set_version: 'v1' }, T0 + 9000),
+      usage({ id: ID_B, policy_set_version: 'v2' }, T0 + 5000),
+      usage({ id: ID_A, policy_set_version: 'v2' }, T0),
+      usage({ id: ID_C, policy_set_version: 'v1' }, T0 + 9000),
     ]);
     expect(sut.policySetVersions).toEqual([
       { version: 'v2', firstSeenMs: T0 },
@@ -420,7 +444,7 @@ describe(foldEvents.name, () => {
   });
 
   it('records no reload for versions the namespace already knows', () => {
-    const sut = foldEvents([decision({ policy_set_version: 'v1' })], {
+    const sut = foldEvents([usage({ policy_set_version: 'v1' })], {
       knownPolicySetVersions: new Set(['v1']),
     });
     expect(sut.audit).toEqual([]);
@@ -492,6 +516,86 @@ describe(foldEvents.name, () => {
     ]);
   });
 
+  it('folds history of either contract to the same delta: v1 decisions + usage, or usage + v2 denials', () => {
+    // given one of each kind of decision, and an override change
+    const shadowPolicies = [
+      {
+        name: 'live',
+        mode: 'enforce' as const,
+        key: 'k',
+        windows: [{ name: 'w', role: 'sustained' as const, limit: 9 }],
+      },
+      {
+        name: 'trial',
+        mode: 'shadow' as const,
+        key: 'k',
+        windows: [{ name: 'b', role: 'burst' as const, limit: 1 }],
+      },
+    ];
+    const plain = { id: ID_A };
+    const shadow = { id: ID_B, policies: shadowPolicies };
+    const degraded = { id: ID_C, outcome: 'degraded' as const, degraded_cause: 'backend_unavailable' };
+    const denial = denialEvent({
+      shard: 3,
+      second: Math.floor(T0 / 1000),
+      field: 'notary|svc-42|sustained_quota_exhausted',
+      count: 4,
+      p: JSON.stringify(payload({ policy_set_version: 'v0' })),
+      reason: 'sustained_quota_exhausted',
+      r: JSON.stringify([{ remaining: 0, reset_ms: 5, would_deny: true }]),
+    });
+    const change = overrideEventFromOutbox({
+      o: JSON.stringify({
+        v: 1,
+        id: '01JD5Z8M3KQ7W4X9T2B6N0R1CF',
+        action: 'set',
+        policy: 'notary',
+        key: 'svc-42',
+        tenant: 'acme',
+        set_by: 'ops',
+        reason: 'r',
+      }),
+      b: '',
+      a: '1;;s=9\n{"reason":"r","set_by":"ops","updated_at":1}',
+      n: '1',
+      t: String(T0 + 7),
+    });
+    const newEra: LedgerEvent[] = [
+      usage(plain, T0 + 1),
+      usage(shadow, T0 + 2, true),
+      usage(degraded, T0 + 3),
+      denial,
+      change,
+    ];
+    // and the same decisions as relays of the first contract published them: every usage event
+    // with its v1 decision twin, the denial as v1, the change on the same topic
+    const v1Denial: DecisionEventV1 = { ...denial, type: 'tally.decision.v1' };
+    const oldEra: LedgerEvent[] = [
+      decision(plain, T0 + 1),
+      usage(plain, T0 + 1),
+      usage(shadow, T0 + 2, true),
+      usage(degraded, T0 + 3),
+      decision(shadow, T0 + 2, true),
+      v1Denial,
+      decision(degraded, T0 + 3),
+      change,
+    ];
+    // when both are folded
+    const fromNew = foldEvents(newEra);
+    const fromOld = foldEvents(oldEra);
+    // then the deltas are the same, audit rows and dedup marks included
+    expect(fromOld).toEqual(fromNew);
+    expect(fromNew.audit.map((a) => a.type)).toEqual([
+      'would_deny',
+      'degraded',
+      'denied',
+      'override',
+      'policy_reload',
+      'policy_reload',
+    ]);
+    expect(fromNew).toMatchObject({ applied: 5, duplicates: 0 });
+  });
+
   it('is deterministic: the same events give the same delta', () => {
     const events = [usage({ id: ID_A }), decision({ id: ID_B }), usage({ id: ID_C, cost: 9 }, T0 + 120_000)];
     expect(foldEvents(events)).toEqual(foldEvents(events));
@@ -553,24 +657,41 @@ describe('folding with the limits of a refused step', () => {
     );
   });
 
-  it('refuses every event of a refused cell, and only the decision events that write audit rows there', () => {
+  it('refuses every event of a refused cell, and only the events that write audit rows there', () => {
     const room = limits({
-      keyRoom: () => ({ kind: 'refused', reason: 'corrupt: x' }),
-      auditRefusal: (tenant) => (tenant === 'acme' ? 'wrongtype: audit' : undefined),
+      keyRoom: (tenant) =>
+        tenant === 'acme' ? { kind: 'refused' as const, reason: 'corrupt: x' } : undefined,
+      auditRefusal: (tenant) => (tenant === 'globex' ? 'wrongtype: audit' : undefined),
     });
-    const denied = decision({ id: ID_B, outcome: 'denied', reason: 'burst_quota_exhausted' });
-    const sut = foldEvents([usage({ id: ID_A }), decision({ id: ID_A }), denied], { limits: room });
+    const denied = decision({
+      id: ID_B,
+      tenant: 'globex',
+      outcome: 'denied',
+      reason: 'burst_quota_exhausted',
+    });
+    const globex = { tenant: 'globex', selectors: { tenant: 'globex' } };
+    const shadow = usage(
+      { id: ID_C, ...globex, policies: [{ ...payload().policies[0], mode: 'shadow' }] },
+      T0,
+      true,
+    );
+    const plain = usage({ id: '01JD5Z8M3KQ7W4X9T2B6N0R1CD', ...globex });
+    const sut = foldEvents([usage({ id: ID_A }), decision({ id: ID_A }), denied, shadow, plain], {
+      limits: limits({ ...room, touches: () => true }),
+    });
     expect(sut.refused).toEqual([
       { index: 0, reason: 'corrupt: x' },
       { index: 2, reason: 'wrongtype: audit' },
+      { index: 3, reason: 'wrongtype: audit' },
     ]);
     expect(sut.applied).toBe(1);
-    expect(sut.usage).toEqual([]);
+    expect(sut.usage.map((u) => u.tenant)).toEqual(['globex', 'globex', 'globex', 'globex']);
   });
 
   it('refuses every event of an hour whose dedup set is unusable, and leaves out what was refused before', () => {
     const room = limits({ dedupRefusal: () => 'wrongtype: ids' });
-    const sut = foldEvents([usage({ id: ID_A }), decision({ id: ID_B })], { limits: room });
+    const denied = decision({ id: ID_B, outcome: 'denied', reason: 'burst_quota_exhausted' });
+    const sut = foldEvents([usage({ id: ID_A }), denied], { limits: room });
     expect(sut.refused.map((r) => r.index)).toEqual([0, 1]);
     const again = foldEvents([usage({ id: ID_A }), usage({ id: ID_B })], {
       isRefused: (t) => t === `u:${ID_A}`,

@@ -1,7 +1,9 @@
 import {
   DECISION_EVENT_TYPE,
   OVERRIDE_EVENT_TYPE,
+  USAGE_EVENT_TYPE,
   type DecisionEventV1,
+  type DecisionEventV2,
   type OverrideEventV1,
   type LedgerEvent,
   type PolicyOutcomeV1,
@@ -39,9 +41,12 @@ export const UNMATCHED_POLICY = '_unmatched';
 export const ALL_POLICIES = '_all';
 
 /**
- * Folds validated events into one delta. Usage comes from usage events only (the commercial ledger),
- * the audit trail from decision events only, so a decision counted by both topics is never counted
- * twice. Each policy of a usage event is charged the full cost: every one of its windows consumed it;
+ * Folds validated events into one delta. Usage comes from usage events only (the commercial ledger).
+ * The audit trail of a decision comes from its one record: a usage event (degraded, and shadow
+ * would-denies of an allowed decision) or a denial (`tally.decision.v2`, or a `tally.decision.v1`
+ * denial in older history). A `tally.decision.v1` allowed or degraded event is skipped outright (no
+ * effect, no dedup mark, not counted): its usage twin, same id, carries every fact it has, so
+ * history of either contract folds to the same projections (docs/adr/0009). Each policy of a usage event is charged the full cost: every one of its windows consumed it;
  * the `ALL_POLICIES` aggregate is charged once per event, whatever the number of policies.
  * Deterministic: the same events in the same order give the same delta (replays are comparable).
  *
@@ -95,6 +100,7 @@ export class EventFolding {
 
   add(event: LedgerEvent): void {
     const index = this.added++;
+    if (supersededByUsage(event)) return;
     const token = dedupTokenOf(event);
     if (this.seen.has(token) || this.context.isApplied?.(token) === true) {
       this.duplicates++;
@@ -112,9 +118,9 @@ export class EventFolding {
     this.dedup.push({ token, timeMs });
     if (idMs !== undefined) this.idDedup.push({ token, timeMs: idMs });
     this.applied++;
-    if (event.type === DECISION_EVENT_TYPE) this.addDecision(event, timeMs);
-    else if (event.type === OVERRIDE_EVENT_TYPE) this.addOverride(event, timeMs);
-    else this.addUsage(event, timeMs);
+    if (event.type === OVERRIDE_EVENT_TYPE) this.addOverride(event, timeMs);
+    else if (event.type === USAGE_EVENT_TYPE) this.addUsage(event, timeMs);
+    else this.addDenial(event, timeMs);
   }
 
   delta(): ProjectionDelta {
@@ -146,9 +152,8 @@ export class EventFolding {
     const limits = this.context.limits;
     const idDedup = idMs === undefined ? undefined : limits?.dedupRefusal(idMs);
     if (idDedup !== undefined) return idDedup;
-    if (event.type === DECISION_EVENT_TYPE)
-      return limits === undefined ? undefined : decisionRefusal(event, timeMs, limits);
-    if (event.type === OVERRIDE_EVENT_TYPE)
+    // Denials and override changes: one audit row each, no usage.
+    if (event.type !== USAGE_EVENT_TYPE)
       return limits?.dedupRefusal(timeMs) ?? limits?.auditRefusal(tenantOf(event.data));
     // With no limit known and the step's whole cost within MAX_AGGREGATE (every step of a real
     // workload), no cell can pass it: the fold's hot path pays one comparison.
@@ -165,6 +170,8 @@ export class EventFolding {
     const dedup = limits?.dedupRefusal(timeMs);
     if (dedup !== undefined) return dedup;
     const tenant = tenantOf(event.data);
+    const audit = hasAuditRows(event.data) ? limits?.auditRefusal(tenant) : undefined;
+    if (audit !== undefined) return audit;
     const limited = limits?.touches(tenant) === true ? limits : undefined;
     const { cost } = event.data;
     const starts = this.starts.of(timeMs);
@@ -189,6 +196,7 @@ export class EventFolding {
   }
 
   private addUsage(event: UsageEventV1, timeMs: number): void {
+    this.addAudit(event, timeMs);
     const { cost } = event.data;
     this.costSum += cost;
     const tenant = tenantOf(event.data);
@@ -281,19 +289,29 @@ export class EventFolding {
     });
   }
 
-  private addDecision(event: DecisionEventV1, timeMs: number): void {
+  /** A denial: `tally.decision.v2`, or a `tally.decision.v1` denial of older history (the same fields). */
+  private addDenial(event: DecisionEventV1 | DecisionEventV2, timeMs: number): void {
+    this.addAudit(event, timeMs);
+  }
+
+  /**
+   * The audit rows of a decision's one record, and its policy-set version. A row holds only what
+   * the usage event and the `tally.decision.v1` twin of an allowed or degraded decision share (`count`
+   * is 1 for both), so it is the same member whichever contract wrote the history.
+   */
+  private addAudit(event: UsageEventV1 | DecisionEventV1 | DecisionEventV2, timeMs: number): void {
     const { data } = event;
     const version = data.policy_set_version;
     const firstSeen = this.versions.get(version);
     if (firstSeen === undefined || timeMs < firstSeen) this.versions.set(version, timeMs);
     // Most decisions are allowed and were counted by every policy: nothing for the audit trail.
-    if (data.outcome === 'allowed' && !data.policies.some(wouldDenyInShadow)) return;
+    if (!hasAuditRows(data)) return;
 
     const row = {
       id: event.id,
       timeMs,
       ...(typeof data.tenant === 'string' ? { tenant: data.tenant } : {}),
-      count: data.count,
+      count: 'count' in data ? data.count : 1,
       selectors: data.selectors,
       policySetVersion: version,
     };
@@ -343,13 +361,17 @@ function policiesOf(data: UsageEventV1['data']): readonly { name: string; key: s
   return data.policies.length > 0 ? data.policies : UNMATCHED;
 }
 
-/** Why a decision event cannot be applied: its hour's dedup set, or its audit rows' set, is unusable. */
-function decisionRefusal(event: DecisionEventV1, timeMs: number, limits: FoldLimits): string | undefined {
-  const dedup = limits.dedupRefusal(timeMs);
-  if (dedup !== undefined) return dedup;
-  const { data } = event;
-  const rows = data.outcome !== 'allowed' || data.policies.some(wouldDenyInShadow);
-  return rows ? limits.auditRefusal(tenantOf(data)) : undefined;
+/**
+ * A `tally.decision.v1` record of an allowed or degraded decision: relays of the first contract
+ * published it beside the usage event of the same decision (same id, same facts), which folds it.
+ */
+function supersededByUsage(event: LedgerEvent): boolean {
+  return event.type === DECISION_EVENT_TYPE && event.data.outcome !== 'denied';
+}
+
+/** Whether a decision's record makes audit rows: a denial, a degraded decision, a shadow would-deny. */
+function hasAuditRows(data: { readonly outcome: string; readonly policies: readonly PolicyOutcomeV1[] }) {
+  return data.outcome !== 'allowed' || data.policies.some(wouldDenyInShadow);
 }
 
 const HOUR_MS = 3_600_000;

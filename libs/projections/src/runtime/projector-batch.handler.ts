@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE, USAGE_EVENT_TYPE } from '@tally/events';
 import {
   LEDGER_PRODUCER,
   nextOffset,
@@ -13,7 +12,7 @@ import { chunkMessages, deadLetterOf, sortBatch, type Rejected, type SortedBatch
 import { ProjectionStore, type ApplyOutcome } from '../sink/projection.store';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
-import type { ResolvedProjectorOptions } from './projector.options';
+import { foldedTopics, topicEventTypes, type ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
 import { ShardedStepWriter } from './sharded-step-writer';
 import type { RefusedRecord } from './step-writer';
@@ -84,15 +83,11 @@ export class ProjectorBatchHandler {
     private readonly positions: ProjectorPositions,
     private readonly metrics: ProjectorMetrics,
   ) {
-    this.expectedTypes = {
-      [options.topics.usage]: USAGE_EVENT_TYPE,
-      // Override changes travel with the decisions they change (keyed by tenant, folded into the audit trail).
-      [options.topics.decision]: [DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE],
-    };
-    // Both topics' series exist from the start at 0: Prometheus's increase() cannot see the first
+    // Override changes travel with the decisions they change (keyed by tenant, folded into the audit trail).
+    this.expectedTypes = topicEventTypes(options.topics);
+    // Every topic's series exists from the start at 0: Prometheus's increase() cannot see the first
     // dead letter of a series that appears with it, and the dead-letter alert relies on it.
-    for (const topic of [options.topics.usage, options.topics.decision])
-      metrics.deadLettered.inc({ topic }, 0);
+    for (const topic of foldedTopics(options.topics)) metrics.deadLettered.inc({ topic }, 0);
   }
 
   /** kafkajs's batch handler: hands the batch over; waits only while the queue is full. */

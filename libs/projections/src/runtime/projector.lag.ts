@@ -11,7 +11,7 @@ import { offsetField } from '../sink/projection-keys';
 import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorMetrics } from './projector.metrics';
-import type { ResolvedProjectorOptions } from './projector.options';
+import { foldedTopics, type ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
 
 /**
@@ -62,7 +62,7 @@ export class ProjectorLag implements OnApplicationBootstrap, OnApplicationShutdo
       const namespace = this.positions.activeNamespace || (await this.namespaces.active());
       const stored =
         namespace === null ? new Map<string, string>() : await this.namespaces.offsets(namespace);
-      for (const topic of [this.options.topics.usage, this.options.topics.decision]) {
+      for (const topic of foldedTopics(this.options.topics)) {
         for (const w of await this.admin.fetchTopicOffsets(topic)) {
           // Below `low`, retention already deleted the records: they can no longer be waiting.
           const resume = BigInt(stored.get(offsetField(topic, w.partition)) ?? w.low);

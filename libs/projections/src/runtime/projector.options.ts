@@ -1,11 +1,45 @@
 import type { RedisTarget } from '@tally/config';
+import {
+  DECISION_EVENT_TYPE,
+  DECISION_V2_EVENT_TYPE,
+  OVERRIDE_EVENT_TYPE,
+  USAGE_EVENT_TYPE,
+} from '@tally/events';
 import type { TopicSpec } from '@tally/ledger';
 
 /** The Kafka topics the projector reads and dead-letters to (production: `TOPICS` of @tally/ledger). */
 export interface ProjectorTopics {
+  /** `tally.usage.v1`: usage, and the audit rows of degraded and shadow would-deny decisions. */
   readonly usage: string;
+  /** `tally.decision.v2` records (denials) and override changes. */
   readonly decision: string;
+  /**
+   * The decision topic of the first contract (`tally.decision.v1` records and override changes),
+   * read for its history; absent: not read.
+   */
+  readonly decisionV1?: string;
   readonly deadLetter: string;
+}
+
+/** The topics whose records are folded, in a fixed order. */
+export function foldedTopics(topics: Omit<ProjectorTopics, 'deadLetter'>): string[] {
+  return [topics.usage, topics.decision, ...(topics.decisionV1 === undefined ? [] : [topics.decisionV1])];
+}
+
+/**
+ * The event types each folded topic carries (`sortBatch`): a record of another type on it is
+ * dead-lettered. Override changes ride on the decision topic of either contract.
+ */
+export function topicEventTypes(
+  topics: Omit<ProjectorTopics, 'deadLetter'>,
+): Record<string, string | readonly string[]> {
+  return {
+    [topics.usage]: USAGE_EVENT_TYPE,
+    [topics.decision]: [DECISION_V2_EVENT_TYPE, OVERRIDE_EVENT_TYPE],
+    ...(topics.decisionV1 === undefined
+      ? {}
+      : { [topics.decisionV1]: [DECISION_EVENT_TYPE, OVERRIDE_EVENT_TYPE] }),
+  };
 }
 
 export interface ProjectorOptions {

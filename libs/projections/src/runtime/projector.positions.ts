@@ -3,7 +3,7 @@ import { KAFKA_ADMIN, type Assignment, type KafkaAdminPort, type LedgerConsumer 
 import { offsetField, shardsForPartitions } from '../sink/projection-keys';
 import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
-import type { ResolvedProjectorOptions } from './projector.options';
+import { foldedTopics, type ResolvedProjectorOptions } from './projector.options';
 
 /**
  * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to
@@ -39,9 +39,10 @@ export class ProjectorPositions {
 
   /** The partition counts of the ledger topics now. */
   async partitionCounts(): Promise<number[]> {
-    const { usage, decision } = this.options.topics;
     return Promise.all(
-      [usage, decision].map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).length),
+      foldedTopics(this.options.topics).map(
+        async (topic) => (await this.admin.fetchTopicOffsets(topic)).length,
+      ),
     );
   }
 

@@ -17,7 +17,7 @@ import { sleep } from '@tally/redis';
 import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { ProjectorBatchHandler } from './projector-batch.handler';
-import type { ResolvedProjectorOptions } from './projector.options';
+import { foldedTopics, type ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
 
 type ConsumerState = 'idle' | 'starting' | 'joined' | 'restarting' | 'stopped';
@@ -131,7 +131,7 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     const { options } = this;
     const consumer = this.consumers.create({
       groupId: options.groupId,
-      topics: [options.topics.usage, options.topics.decision],
+      topics: foldedTopics(options.topics),
       fromBeginning: true,
       autoCommit: false,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,

@@ -288,8 +288,10 @@ function tenantPart(tenant: string | null): string {
 }
 
 /**
- * Member of the dedup sets. A decision has a usage AND a decision event with the same id, so the
- * token carries the type: deduplicating on the bare id would drop one of them. Override changes: `o:`.
+ * Member of the dedup sets. In history of the first contract a decision has a usage AND a decision
+ * event with the same id, so the token carries the kind: `u:` usage, `d:` a denial (`tally.decision.v2`
+ * and `tally.decision.v1` share it: a denial re-drained by a relay of either contract is one denial),
+ * `o:` an override change.
  */
 export function dedupTokenOf(event: LedgerEvent): string {
   return `${event.type === USAGE_EVENT_TYPE ? 'u' : event.type === OVERRIDE_EVENT_TYPE ? 'o' : 'd'}:${event.id}`;
