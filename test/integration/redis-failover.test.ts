@@ -215,6 +215,56 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     expect(await ask('closed')).toMatchObject({ kind: 'allowed', degraded: false });
   }, 180_000);
 
+  it('durable mode: a replay is acknowledged only when a replica holds it, as a fresh decision', async () => {
+    const { sut } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
+    const tenant = victims[1];
+    const key = uniqueName('k');
+    const ask = (mode: 'open' | 'closed', idempotency_key: string) =>
+      sut.decide({
+        selectors: { tenant, principal: tenant },
+        attributes: { fm: mode },
+        cost: 1,
+        idempotency_key,
+      });
+    const askBatch = (mode: 'open' | 'closed', idempotency_key: string) =>
+      sut.decideBatch([
+        { selectors: { tenant, principal: tenant }, attributes: { fm: mode }, cost: 1, idempotency_key },
+      ]);
+    expect(await ask('closed', uniqueName('warm'))).toMatchObject({ kind: 'allowed', degraded: false });
+
+    // given: the victim master's only replica is dead, and a fail_closed decision with key k got a 503
+    const replica = await replicaOf(await local.masterOf(victimSlot));
+    await local.kill(replica);
+    const first = await ask('closed', key);
+    expect(first).toMatchObject({ kind: 'unavailable', reason: 'backend_timeout' });
+    const openKey = uniqueName('k');
+    const firstOpen = await ask('open', openKey);
+    expect(firstOpen).toMatchObject({ kind: 'allowed', degraded: true, replayed: false });
+
+    // when: the same requests come again while no replica can acknowledge anything
+    const retried = await ask('closed', key);
+    const retriedInBatch = (await askBatch('closed', key))[0];
+    const retriedOpen = await ask('open', openKey);
+
+    // then: the replay is refused like the fresh decision (fail_closed), or answered degraded with the
+    // stored decision (fail_open), never acknowledged as if a replica held it
+    expect(retried).toMatchObject({ kind: 'unavailable', reason: 'backend_timeout', replayed: false });
+    expect(retriedInBatch).toMatchObject({ kind: 'unavailable', reason: 'backend_timeout' });
+    expect(retriedOpen).toMatchObject({
+      kind: 'allowed',
+      replayed: true,
+      degraded: true,
+      degraded_cause: 'backend_timeout',
+      decision_id: firstOpen.decision_id,
+    });
+
+    // and: once the replica is back in sync, the retry is the one charge, replayed and acknowledged
+    await local.start(replica);
+    const replayed = await ask('closed', key);
+    expect(replayed).toMatchObject({ kind: 'allowed', replayed: true, degraded: false });
+    expect(replayed.decision_id).toBe(first.decision_id);
+  }, 180_000);
+
   it('durable mode: 3 master failovers at load lose 0 acknowledged decisions', async () => {
     const { sut, names } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
     const traffic = trafficOn(sut);

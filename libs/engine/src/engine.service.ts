@@ -21,7 +21,17 @@ import { unpackWindowState } from './policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
 import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
 
-export type StepResult<T> = { ok: true; value: T } | { ok: false; failure: BackendFailure };
+export type StepResult<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      failure: BackendFailure;
+      /**
+       * Durable mode: the script replayed a stored decision but too few replicas acknowledged (see
+       * `fallsShort`); the caller answers it by the plan's fail mode (`DecisionService`).
+       */
+      unacknowledgedReplay?: Extract<ScriptOutcome, { kind: 'replayed' }>;
+    };
 
 export type EngineHealthStatus = 'healthy' | 'degraded' | 'unavailable';
 
@@ -116,9 +126,13 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     }, this.options.backendTimeoutMs + wait.timeoutMs);
     if (!step.ok) return step;
     const { outcome, acknowledged } = step.value;
-    return fallsShort(outcome, acknowledged, wait)
-      ? this.report('backend_timeout')
-      : { ok: true, value: outcome };
+    return fallsShort(outcome, acknowledged, wait) ? this.shortOf(outcome) : { ok: true, value: outcome };
+  }
+
+  /** An allowed answer too few replicas acknowledged: a `backend_timeout`, naming a replay as such. */
+  private shortOf(outcome: ScriptOutcome): StepResult<ScriptOutcome> {
+    const failure = this.report('backend_timeout');
+    return outcome.kind === 'replayed' ? { ...failure, unacknowledgedReplay: outcome } : failure;
   }
 
   /**
@@ -238,7 +252,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       if (error) return this.report(classifyBackendError(error));
       const outcome = parseDecideReply(reply, plans[i].windows.length);
       if (wait !== undefined && fallsShort(outcome, step.value.acknowledged, wait))
-        return this.report('backend_timeout');
+        return this.shortOf(outcome);
       return { ok: true, value: outcome };
     });
   }
