@@ -25,7 +25,7 @@ import {
 } from '@tally/engine';
 import { createRedisClient } from '@tally/redis';
 import { freeClusterPorts, uniqueName } from '@tally/testing';
-import type { Cluster } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LocalCluster,
@@ -299,6 +299,33 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     expect(replayed).toMatchObject({ kind: 'allowed', replayed: true, degraded: false });
     expect(replayed.decision_id).toBe(first.decision_id);
   }, 180_000);
+
+  it("a replay is a replicated write, so durable mode's WAIT covers its record whichever connection stored it", async () => {
+    // No WAIT here: a WAIT moves the replication stream by itself (the master asks its replicas for
+    // their offset through it), so only the replay's own writes can move it.
+    const { sut } = await build();
+    const tenant = victims[2];
+    const request = {
+      selectors: { tenant, principal: tenant },
+      attributes: { fm: 'closed' },
+      cost: 1,
+      idempotency_key: uniqueName('k'),
+    };
+    expect(await sut.decide(request)).toMatchObject({ kind: 'allowed', replayed: false });
+    const master = new Redis({ host: '127.0.0.1', port: await local.masterOf(victimSlot) });
+    const offset = async () => Number(/master_repl_offset:(\d+)/.exec(await master.info('replication'))?.[1]);
+    try {
+      // when: the request is replayed (nothing else writes to this master meanwhile)
+      const before = await offset();
+      expect(await sut.decide(request)).toMatchObject({ kind: 'allowed', replayed: true, degraded: false });
+
+      // then: the master's replication stream moved: the replay wrote (its record's unchanged expiry),
+      // so the WAIT after it waited for a replica to hold everything up to the stored record
+      expect(await offset()).toBeGreaterThan(before);
+    } finally {
+      master.disconnect();
+    }
+  }, 60_000);
 
   it('durable mode: 3 master failovers at load lose 0 acknowledged decisions', async () => {
     const { sut, names } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });

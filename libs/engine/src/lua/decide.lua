@@ -81,7 +81,9 @@ if idem_ttl > 0 and cost > 0 then
     -- Rewrites the record's own expiry (unchanged): a write, so it is replicated and durable mode's
     -- WAIT, which covers what this connection wrote, covers the stored decision this replay answers
     -- for, even when another connection (another worker) wrote it and the replica lags behind.
-    redis.call('PEXPIREAT', idem_key, redis.call('PEXPIRETIME', idem_key))
+    -- (A record always has one; without it, PEXPIREAT -1 would delete it, so none is written.)
+    local expires = redis.call('PEXPIRETIME', idem_key)
+    if expires > 0 then redis.call('PEXPIREAT', idem_key, expires) end
     local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1) }
     for _, v in ipairs(cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))) do
       reply[#reply + 1] = v
