@@ -12,8 +12,12 @@
 #
 # Settings (environment):
 #   REDIS_CLUSTER_REPLICAS=0|1          replicas per master (0: 3 ports; 1: 6 ports, 3 masters + 3 replicas)
-#   REDIS_CLUSTER_NODE_TIMEOUT_MS=5000  cluster-node-timeout: how long a silent master lasts before its
-#                                       replica is promoted (failover tests use 1000–2000)
+#   REDIS_CLUSTER_NODE_TIMEOUT_MS=2000  cluster-node-timeout: how long a silent master lasts before its
+#                                       replica is promoted (its slots' outage is ≈ this + 1.5 s); lower
+#                                       risks failing over a master that was only starved of CPU
+#   REDIS_CLUSTER_FULL_COVERAGE=no      cluster-require-full-coverage: `no` lets the healthy masters
+#                                       serve their slots while a dead master's slots fail over; `yes`
+#                                       refuses every slot (CLUSTERDOWN) until then (docs/scaling.md)
 #
 # Data, configs, logs and pids live in <dir> (one sub-folder per port). Nothing is persisted: every
 # `up` that has to start a node starts it empty, so `--cluster create` always sees fresh nodes; a
@@ -53,7 +57,12 @@ cli() { timeout 5 redis-cli -h 127.0.0.1 -p "$1" "${@:2}"; }
 cluster_ok() { cli "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
 REPLICAS="${REDIS_CLUSTER_REPLICAS:-0}"
-NODE_TIMEOUT_MS="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-5000}"
+NODE_TIMEOUT_MS="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-2000}"
+FULL_COVERAGE="${REDIS_CLUSTER_FULL_COVERAGE:-no}"
+case "$FULL_COVERAGE" in
+  yes | no) ;;
+  *) fail "REDIS_CLUSTER_FULL_COVERAGE must be yes or no, not $FULL_COVERAGE" ;;
+esac
 
 # A node that is a replica whose link to its master is up (it has the master's data and follows it).
 replica_in_sync() {
@@ -88,6 +97,7 @@ logfile $node/redis.log
 cluster-enabled yes
 cluster-config-file $node/nodes.conf
 cluster-node-timeout $NODE_TIMEOUT_MS
+cluster-require-full-coverage $FULL_COVERAGE
 save ""
 appendonly no
 EOF

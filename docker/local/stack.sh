@@ -20,7 +20,8 @@
 #   REDIS_URL (host/port probed, default redis://127.0.0.1:6379), REDIS_PORT, KAFKA_PORT (9092),
 #   KAFKA_CONTROLLER_PORT (9093), STACK_DIR (.local/stack), KAFKA_DIST_DIR (.local/kafka-dist),
 #   KAFKA_START_TIMEOUT (s, 120), KAFKA_HEAP_OPTS, KAFKA_CDS (1: reuse a class-data archive).
-#   In cluster mode: KAFKA_PORTS, KAFKA_CONTROLLER_PORTS, REDIS_CLUSTER_PORTS (comma-separated).
+#   In cluster mode: KAFKA_PORTS, KAFKA_CONTROLLER_PORTS, REDIS_CLUSTER_PORTS (comma-separated);
+#   REDIS_CLUSTER_NODE_TIMEOUT_MS, REDIS_CLUSTER_FULL_COVERAGE (defaults in redis-cluster.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -391,6 +391,7 @@ describe(DecisionApiModule.name, () => {
         'tally_decision_duration_seconds',
         'tally_backend_errors_total',
         'tally_breaker_state',
+        'tally_breaker_open_nodes',
         'tally_policy_reloads_total',
         'tally_policy_set_info',
       ]) {
@@ -408,6 +409,7 @@ describe(DecisionApiModule.name, () => {
       ).toBeGreaterThanOrEqual(1);
       expect(metricSum(text, 'tally_decision_duration_seconds_count', {})).toBeGreaterThan(0);
       expect(text).toMatch(/^tally_breaker_state\{app="decision-api"\} 0$/m);
+      expect(text).toMatch(/^tally_breaker_open_nodes\{app="decision-api"\} 0$/m);
       // Labels are policy names and fixed vocabularies, never a selector value.
       expect(text).not.toContain('acme-');
     });

@@ -715,6 +715,7 @@ describe(DecisionService.name, () => {
       expect(moduleRef.get(EngineService).health()).toEqual({
         status: 'healthy',
         breaker: 'closed',
+        nodes: { redis: 'closed' },
         connection: 'ready',
       });
     } finally {

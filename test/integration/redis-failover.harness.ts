@@ -16,12 +16,16 @@ import { Redis, type Cluster } from 'ioredis';
 const run = promisify(execFile);
 const root = resolve(__dirname, '../..');
 
-/** The local cluster: `up` with REDIS_CLUSTER_REPLICAS=1, `kill`/`start` one node, `down`. */
+/**
+ * The local cluster: `up` with REDIS_CLUSTER_REPLICAS=1, `kill`/`start` one node, `down`. Without
+ * `nodeTimeoutMs` the nodes get the script's settings (those the local stack ships, or the caller's
+ * REDIS_CLUSTER_* environment).
+ */
 export class LocalCluster {
   constructor(
     readonly dir: string,
     readonly ports: readonly number[],
-    private readonly nodeTimeoutMs: number,
+    private readonly nodeTimeoutMs?: number,
   ) {}
 
   up(): Promise<void> {
@@ -64,7 +68,9 @@ export class LocalCluster {
     const env = {
       ...process.env,
       REDIS_CLUSTER_REPLICAS: '1',
-      REDIS_CLUSTER_NODE_TIMEOUT_MS: String(this.nodeTimeoutMs),
+      ...(this.nodeTimeoutMs === undefined
+        ? {}
+        : { REDIS_CLUSTER_NODE_TIMEOUT_MS: String(this.nodeTimeoutMs) }),
     };
     const out = await run('bash', ['docker/local/redis-cluster.sh', args[0], this.dir, ...args.slice(1)], {
       cwd: root,
@@ -213,6 +219,25 @@ export function failoverCost(
     windowClosedMs: Math.round(lastFailure('closed')),
     acknowledged: after.filter(acknowledged).length,
     causes: countBy(after.filter(failed), (s) => s.decision.degraded_cause ?? s.decision.reason ?? '?'),
+  };
+}
+
+/**
+ * Decisions of `tenants` (on masters that never failed) that failed, answered in `[from, to)` (ms of
+ * the traffic), with their causes: a failure of another node must not reach them.
+ */
+export function failuresOf(
+  sent: readonly Sent[],
+  tenants: ReadonlySet<string>,
+  from: number,
+  to = Infinity,
+): { readonly failed: number; readonly overMs: number; readonly causes: Readonly<Record<string, number>> } {
+  const hit = sent.filter((s) => tenants.has(s.tenant) && s.endedAt >= from && s.endedAt < to && failed(s));
+  return {
+    failed: hit.length,
+    // From `from` to the end of the last failed one (0: none failed).
+    overMs: Math.round(hit.reduce((last, s) => Math.max(last, s.endedAt - from), 0)),
+    causes: countBy(hit, (s) => `${s.mode}:${s.decision.degraded_cause ?? s.decision.reason ?? '?'}`),
   };
 }
 

@@ -69,7 +69,10 @@ export class DecisionApiModule {
             health.register('redis', () => {
               const h = engine.health();
               const status = h.status === 'healthy' ? 'up' : h.status === 'degraded' ? 'degraded' : 'down';
-              return { status, detail: `breaker ${h.breaker}, connection ${h.connection}` };
+              const open = Object.entries(h.nodes).filter(([, state]) => state !== 'closed');
+              const breakers =
+                open.length === 0 ? 'closed' : open.map(([node, state]) => `${state} on ${node}`).join(', ');
+              return { status, detail: `breaker ${breakers}, connection ${h.connection}` };
             });
             health.register('policies', () => ({ status: 'up', detail: `version ${store.current.version}` }));
             return true;

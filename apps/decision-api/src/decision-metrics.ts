@@ -24,6 +24,7 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   private readonly latency: Histogram;
   private readonly backendErrors: Counter<'reason'>;
   private readonly breaker: Gauge;
+  private readonly breakersOpen: Gauge;
   private readonly reloads: Counter<'outcome' | 'trigger'>;
   private readonly policyVersion: Gauge<'version'>;
   private readonly degradedBuffered: Gauge;
@@ -64,12 +65,19 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     });
     this.breaker = new Gauge({
       name: 'tally_breaker_state',
-      help: 'Circuit breaker in front of Redis: 0 closed, 1 half-open, 2 open',
+      help: 'Circuit breakers in front of Redis, one per node serving slots, the worst: 0 closed, 1 half-open, 2 open',
       // With several workers (TALLY_WORKERS), /metrics shows the worst breaker, not a meaningless sum.
       aggregator: 'max',
       registers,
     });
     this.breaker.set(BREAKER_VALUE.closed);
+    this.breakersOpen = new Gauge({
+      name: 'tally_breaker_open_nodes',
+      help: "Redis nodes whose circuit breaker is open: their shards' decisions run on their fail modes",
+      aggregator: 'max',
+      registers,
+    });
+    this.breakersOpen.set(0);
     this.reloads = new Counter({
       name: 'tally_policy_reloads_total',
       help: 'Policy reloads by outcome (applied|unchanged|rejected) and trigger (file|request)',
@@ -140,8 +148,9 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     this.localFallbackKeys.set(keys);
   }
 
-  onBreaker(state: BreakerState): void {
+  onBreaker(state: BreakerState, openNodes: number): void {
     this.breaker.set(BREAKER_VALUE[state]);
+    this.breakersOpen.set(openNodes);
   }
 
   private onReload(result: ReloadResult, trigger: 'file' | 'request'): void {

@@ -11,8 +11,11 @@ export interface DecisionObserver {
   onDecision?(decision: Decision, latencyMs: number): void;
   /** A Redis step failed (it is also reflected in the decisions it affected). */
   onBackendError?(reason: BackendFailure): void;
-  /** The circuit breaker changed state. */
-  onBreaker?(state: BreakerState): void;
+  /**
+   * The circuit breakers (one per Redis node serving slots) changed: `state` is the worst of them,
+   * `openNodes` how many are open (with one node, 1 exactly when `state` is `open`).
+   */
+  onBreaker?(state: BreakerState, openNodes: number): void;
   /**
    * The number of degraded decisions waiting for Redis to reach the ledger changed (a gauge): called
    * when one is buffered and after each flush round trip.

@@ -141,6 +141,20 @@ export function backendDecision(
   };
 }
 
+/**
+ * Durable mode, a replay too few replicas acknowledged under a plan that is not fail_closed: the
+ * stored decision (its id, `replayed: true`), `degraded` with the cause, as a fresh fail_open
+ * decision that fell short is allowed `degraded`. Nothing new is owed to the ledger: the replay
+ * spent nothing, and the charge it answers for is the stored decision's own.
+ */
+export function degradedReplayDecision(
+  plan: DecisionPlan,
+  outcome: Extract<ScriptOutcome, { kind: 'replayed' }>,
+  cause: BackendFailure,
+): Decision {
+  return { ...scriptDecision(plan, outcome), degraded: true, degraded_cause: cause };
+}
+
 /** The lease of an allowed decision as the wire shows it. */
 function leaseOf(id: string, expiresAtMs: number, nowMs: number): NonNullable<Decision['lease']> {
   return { id, expires_at: new Date(expiresAtMs).toISOString(), ttl_ms: Math.max(0, expiresAtMs - nowMs) };

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { newDecisionId } from './decision-id';
 import type { DecisionObserver } from './decision-observer';
 import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
-import { backendDecision, refusedDecision, scriptDecision } from './decision-result';
+import { backendDecision, degradedReplayDecision, refusedDecision, scriptDecision } from './decision-result';
 import type { Decision, DecisionRequest } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
 import { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
@@ -138,6 +138,11 @@ export class DecisionService {
       this.degraded?.nudge();
       return scriptDecision(plan, step.value);
     }
+    // Durable mode, a replay no replica acknowledged: fail_closed refuses it as the fresh decision
+    // was refused (below); otherwise the stored decision, degraded, with nothing counted anew (not
+    // even by the local fallback: a replay spends nothing).
+    if (step.unacknowledgedReplay !== undefined && !plan.failClosed)
+      return degradedReplayDecision(plan, step.unacknowledgedReplay, step.failure);
     const decision = this.local.applies(plan)
       ? this.local.decide(plan, step.failure)
       : backendDecision(plan, step.failure);

@@ -7,7 +7,9 @@ import {
   pipelineDeadlineMs,
   withDeadline,
 } from './backend-failure';
-import { CircuitBreaker, DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
+import { DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
+import { NodeBreakers, type NodeBreaker } from './node-breakers';
+import { RedisNodes } from './redis-nodes';
 import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from './decide.script';
 import type { RedisClient } from '@tally/redis';
 import type { DecisionObserver } from './decision-observer';
@@ -22,13 +24,26 @@ import { unpackWindowState } from './policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
 import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
 
-export type StepResult<T> = { ok: true; value: T } | { ok: false; failure: BackendFailure };
+export type StepResult<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      failure: BackendFailure;
+      /**
+       * Durable mode: the script replayed a stored decision but too few replicas acknowledged (see
+       * `fallsShort`); the caller answers it by the plan's fail mode (`DecisionService`).
+       */
+      unacknowledgedReplay?: Extract<ScriptOutcome, { kind: 'replayed' }>;
+    };
 
 export type EngineHealthStatus = 'healthy' | 'degraded' | 'unavailable';
 
 export interface EngineHealth {
   readonly status: EngineHealthStatus;
+  /** The worst breaker of the nodes that serve slots now (one node: its breaker). */
   readonly breaker: BreakerState;
+  /** Each serving node's breaker (`host:port` of a Cluster master; `redis` for a single Redis). */
+  readonly nodes: Readonly<Record<string, BreakerState>>;
   /** ioredis connection status (`ready`, `connecting`, `reconnecting`, `end`, …). */
   readonly connection: string;
   /** The last connection error ioredis reported, when not healthy. */
@@ -37,15 +52,16 @@ export interface EngineHealth {
 
 /**
  * The Redis adapter of the hot path: runs decide.lua for plans, under a deadline per step and a
- * circuit breaker, and turns every failure into one of the three backend reasons. No business rule.
+ * circuit breaker per Redis node (the master serving the step's slot), and turns every failure into
+ * one of the three backend reasons. No business rule.
  */
 @Injectable()
 export class EngineService implements OnModuleInit, OnModuleDestroy {
-  private readonly breaker: CircuitBreaker;
+  private readonly breakers: NodeBreakers;
+  private readonly cluster: Cluster | undefined;
+  private readonly nodes: RedisNodes;
   private readonly closeTasks: (() => Promise<void>)[] = [];
   private lastError: string | undefined;
-  /** When Redis last answered anything (performance.now()): tells a slow Redis from a dead one. */
-  private lastAnswerAt = -Infinity;
 
   constructor(
     @Inject(ENGINE_REDIS) private readonly redis: RedisClient,
@@ -57,11 +73,18 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     // Connection errors surface through calls (breaker, fail modes) and health; without a listener
     // ioredis would also print every reconnect attempt as an unhandled error event.
     redis.on('error', (error: Error) => (this.lastError = error.message));
-    this.breaker = new CircuitBreaker(
-      options.breaker ?? DEFAULT_BREAKER,
-      options.clock ?? Date.now,
-      (state) => this.observer?.onBreaker?.(state),
+    this.cluster = redis instanceof Cluster ? redis : undefined;
+    this.nodes = new RedisNodes(this.cluster);
+    const breaker = options.breaker ?? DEFAULT_BREAKER;
+    const clock = options.clock ?? Date.now;
+    this.breakers = new NodeBreakers(
+      breaker,
+      clock,
+      () => this.nodes.serving(),
+      (worst, open) => this.observer?.onBreaker?.(worst, open),
     );
+    // After a failover the slot map names the promoted replica: the dead master's breaker goes.
+    this.cluster?.on('refresh', () => this.breakers.refresh());
   }
 
   /** Give the connection a moment at boot; readiness reports the truth either way. */
@@ -94,7 +117,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   /** One decision, one script, one round trip (durable mode: the script and a WAIT, pipelined). */
   run(plan: DecisionPlan): Promise<StepResult<ScriptOutcome>> {
     if (this.options.replicaWait !== undefined) return this.runDurable(plan, this.options.replicaWait);
-    return this.step(async () =>
+    return this.step(this.nodeOfShard(plan.shard.shard), async () =>
       parseDecideReply(await callDecide<Promise<unknown>>(this.redis, this.args(plan)), plan.windows.length),
     );
   }
@@ -106,20 +129,28 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
    * a slow master: the first answers `fallsShort`, the second `backend_timeout` as ever.
    */
   private async runDurable(plan: DecisionPlan, wait: ReplicaWait): Promise<StepResult<ScriptOutcome>> {
-    const step = await this.step(async () => {
-      const pipeline = this.redis.pipeline();
-      callDecide(pipeline, this.args(plan));
-      pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-      const [[scriptError, reply], [waitError, acknowledged]] = (await this.execFollowing(pipeline)) ?? [];
-      const error = scriptError ?? waitError;
-      if (error) throw this.followFailover(error);
-      return { outcome: parseDecideReply(reply, plan.windows.length), acknowledged: Number(acknowledged) };
-    }, this.options.backendTimeoutMs + wait.timeoutMs);
+    const step = await this.step(
+      this.nodeOfShard(plan.shard.shard),
+      async () => {
+        const pipeline = this.redis.pipeline();
+        callDecide(pipeline, this.args(plan));
+        pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+        const [[scriptError, reply], [waitError, acknowledged]] = (await this.execFollowing(pipeline)) ?? [];
+        const error = scriptError ?? waitError;
+        if (error) throw this.followFailover(error);
+        return { outcome: parseDecideReply(reply, plan.windows.length), acknowledged: Number(acknowledged) };
+      },
+      this.options.backendTimeoutMs + wait.timeoutMs,
+    );
     if (!step.ok) return step;
     const { outcome, acknowledged } = step.value;
-    return fallsShort(outcome, acknowledged, wait)
-      ? this.report('backend_timeout')
-      : { ok: true, value: outcome };
+    return fallsShort(outcome, acknowledged, wait) ? this.shortOf(outcome) : { ok: true, value: outcome };
+  }
+
+  /** An allowed answer too few replicas acknowledged: a `backend_timeout`, naming a replay as such. */
+  private shortOf(outcome: ScriptOutcome): StepResult<ScriptOutcome> {
+    const failure = this.report('backend_timeout');
+    return outcome.kind === 'replayed' ? { ...failure, unacknowledgedReplay: outcome } : failure;
   }
 
   /**
@@ -128,7 +159,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
    * plans are grouped per shard and the groups run in parallel.
    */
   async runMany(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
-    if (!(this.redis instanceof Cluster)) return this.runPipeline(plans);
+    if (this.cluster === undefined) return this.runPipeline(plans);
     const groups = new Map<number, number[]>();
     plans.forEach((p, i) => groups.set(p.shard.shard, [...(groups.get(p.shard.shard) ?? []), i]));
     const results: StepResult<ScriptOutcome>[] = new Array<StepResult<ScriptOutcome>>(plans.length);
@@ -145,7 +176,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   peekWithState(
     plan: DecisionPlan,
   ): Promise<StepResult<{ outcome: ScriptOutcome; hashes: Record<string, string>[] }>> {
-    return this.step(async () => {
+    return this.step(this.nodeOfShard(plan.shard.shard), async () => {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));
       // A concurrency window is a sorted set (decide.lua): read as member → expiry. A rate window is
@@ -181,15 +212,16 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
     leaseId: string,
     tenants: readonly string[] | null,
   ): Promise<StepResult<ReleaseReply>> {
-    return this.step(async () =>
+    return this.step(this.nodeOfKey(keys.record), async () =>
       parseReleaseReply(await callRelease(this.redis, keys, leaseId, tenants, this.options.scriptNow?.())),
     );
   }
 
   /**
    * Appends buffered degraded entries to their shard outboxes (see `appendShardEntries`), each
-   * shard's part as its own step: through the breaker and under `flushTimeoutMs`. A shard that fails
-   * or times out costs only its own entries; what the others acknowledged is returned.
+   * shard's part as its own step: through the breaker of the node that serves the shard and under
+   * `flushTimeoutMs`. A shard that fails or times out costs only its own entries (and counts only
+   * toward its own node's breaker); what the others acknowledged is returned.
    */
   async appendDegraded(
     entries: readonly DegradedEntry[],
@@ -197,24 +229,45 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   ): Promise<ReadonlySet<DegradedEntry>> {
     const steps = await Promise.all(
       degradedShards(entries).map((group) =>
-        this.step(() => appendShardEntries(this.redis, group, settings.markerTtlMs), settings.flushTimeoutMs),
+        this.step(
+          this.nodeOfShard(group[0].shard),
+          () => appendShardEntries(this.redis, group, settings.markerTtlMs),
+          settings.flushTimeoutMs,
+        ),
       ),
     );
     return new Set(steps.flatMap((step) => (step.ok ? step.value : [])));
   }
 
+  /**
+   * Unavailable when the connection is not ready or every serving node's breaker is open (nothing
+   * can be answered from Redis); degraded when some node's breaker is open or half-open, or steps
+   * failed lately (the decisions of those nodes' shards run on their fail modes); else healthy.
+   */
   health(): EngineHealth {
-    const breaker = this.breaker.state;
+    const summary = this.breakers.summary();
+    const breaker = summary.worst;
+    const nodes = summary.nodes;
     const connection = this.redis.status;
+    const serving = Object.keys(nodes).length;
     const status: EngineHealthStatus =
-      breaker === 'open' || connection !== 'ready'
+      connection !== 'ready' || (serving > 0 && summary.open === serving)
         ? 'unavailable'
-        : breaker === 'half_open' || this.breaker.consecutiveFailures > 0
+        : breaker !== 'closed' || summary.failing
           ? 'degraded'
           : 'healthy';
     return status === 'healthy'
-      ? { status, breaker, connection }
-      : { status, breaker, connection, lastError: this.lastError };
+      ? { status, breaker, nodes, connection }
+      : { status, breaker, nodes, connection, lastError: this.lastError };
+  }
+
+  /** The breaker of the node that serves a shard's slot now (the one node of a single Redis). */
+  private nodeOfShard(shard: number): NodeBreaker {
+    return this.breakers.of(this.nodes.ofShard(shard));
+  }
+
+  private nodeOfKey(key: string): NodeBreaker {
+    return this.breakers.of(this.nodes.ofKey(key));
   }
 
   private args(plan: DecisionPlan): (string | number)[] {
@@ -225,6 +278,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   private async runPipeline(plans: readonly DecisionPlan[]): Promise<StepResult<ScriptOutcome>[]> {
     const wait = this.options.replicaWait;
     const step = await this.step(
+      this.nodeOfShard(plans[0].shard.shard),
       async () => {
         const pipeline = this.redis.pipeline();
         for (const plan of plans) callDecide(pipeline, this.args(plan));
@@ -243,7 +297,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
       if (error) return this.report(classifyBackendError(error));
       const outcome = parseDecideReply(reply, plans[i].windows.length);
       if (wait !== undefined && fallsShort(outcome, step.value.acknowledged, wait))
-        return this.report('backend_timeout');
+        return this.shortOf(outcome);
       return { ok: true, value: outcome };
     });
   }
@@ -265,33 +319,38 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   private followFailover(error: Error): Error {
-    if (this.redis instanceof Cluster && classifyBackendError(error) === 'backend_unavailable')
-      this.redis.refreshSlotsCache();
+    if (this.cluster !== undefined && classifyBackendError(error) === 'backend_unavailable')
+      this.cluster.refreshSlotsCache();
     return error;
   }
 
-  /** Breaker admission, deadline, classification and breaker accounting around one Redis step. */
+  /**
+   * Breaker admission, deadline, classification and breaker accounting around one Redis step, on the
+   * breaker of the node it goes to: a dead node opens its own breaker, not the other nodes'.
+   */
   private async step<T>(
+    node: NodeBreaker,
     work: () => Promise<T>,
     deadlineMs = this.options.backendTimeoutMs,
   ): Promise<StepResult<T>> {
-    if (!this.breaker.tryAcquire()) return this.report(classifyBackendError(new BreakerOpenError()));
+    const breaker = node.breaker;
+    if (!breaker.tryAcquire()) return this.report(classifyBackendError(new BreakerOpenError()));
     const startedAt = performance.now();
-    const probing = this.breaker.state === 'half_open';
+    const probing = breaker.state === 'half_open';
     const pending = work();
     try {
       const value = await withDeadline(pending, deadlineMs);
-      this.lastAnswerAt = performance.now();
-      this.breaker.success();
+      node.lastAnswerAt = performance.now();
+      breaker.success();
       return { ok: true, value };
     } catch (error) {
       const failure = classifyBackendError(error);
-      if (failure === 'backend_error') this.lastAnswerAt = performance.now();
-      if (failure === 'backend_timeout' && !probing) this.judgeLater(pending, startedAt, deadlineMs);
-      // Only a dead-looking Redis counts (see countsAsOutage); the rest just frees the probe slot.
-      else if (countsAsOutage(failure, { startedAt, probing, lastAnswerAt: this.lastAnswerAt }))
-        this.breaker.failure();
-      else this.breaker.release();
+      if (failure === 'backend_error') node.lastAnswerAt = performance.now();
+      if (failure === 'backend_timeout' && !probing) this.judgeLater(node, pending, startedAt, deadlineMs);
+      // Only a dead-looking node counts (see countsAsOutage); the rest just frees the probe slot.
+      else if (countsAsOutage(failure, { startedAt, probing, lastAnswerAt: node.lastAnswerAt }))
+        breaker.failure();
+      else breaker.release();
       return this.report(failure);
     }
   }
@@ -299,21 +358,22 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   /**
    * A timed-out step is judged one deadline later, not at once: on a CPU-starved machine Redis itself
    * may not run for a while and then answer everything late. A late answer meanwhile — to this step or
-   * to any other — shows a slow Redis, which the breaker must not cut off (that would turn a slowdown
-   * into a full outage of fail_closed traffic); only silence counts, as from a hung Redis.
+   * to any other of the same node — shows a slow node, which the breaker must not cut off (that would
+   * turn a slowdown into a full outage of fail_closed traffic); only silence counts, as from a hung
+   * node. Answers of other nodes prove nothing about this one.
    */
-  private judgeLater(pending: Promise<unknown>, startedAt: number, graceMs: number): void {
+  private judgeLater(node: NodeBreaker, pending: Promise<unknown>, startedAt: number, graceMs: number): void {
     void pending.then(
-      () => (this.lastAnswerAt = performance.now()),
+      () => (node.lastAnswerAt = performance.now()),
       (error: unknown) => {
-        if (classifyBackendError(error) === 'backend_error') this.lastAnswerAt = performance.now();
+        if (classifyBackendError(error) === 'backend_error') node.lastAnswerAt = performance.now();
       },
     );
     setTimeout(() => {
-      // Open or half-open, the breaker is already judging Redis by its own probe.
-      if (this.breaker.state !== 'closed') return;
-      const step = { startedAt, probing: false, lastAnswerAt: this.lastAnswerAt };
-      if (countsAsOutage('backend_timeout', step)) this.breaker.failure();
+      // Open or half-open, the breaker is already judging the node by its own probe.
+      if (node.breaker.state !== 'closed') return;
+      const step = { startedAt, probing: false, lastAnswerAt: node.lastAnswerAt };
+      if (countsAsOutage('backend_timeout', step)) node.breaker.failure();
     }, graceMs).unref();
   }
 

@@ -89,6 +89,12 @@ if idem_ttl > 0 and cost > 0 then
     if string.sub(stored, 1, nl1 - 1) ~= fingerprint then
       return { 3, now, 0, 0, '' }
     end
+    -- Rewrites the record's own expiry (unchanged): a write, so it is replicated and durable mode's
+    -- WAIT, which covers what this connection wrote, covers the stored decision this replay answers
+    -- for, even when another connection (another worker) wrote it and the replica lags behind.
+    -- (A record always has one; without it, PEXPIREAT -1 would delete it, so none is written.)
+    local expires = redis.call('PEXPIRETIME', idem_key)
+    if expires > 0 then redis.call('PEXPIREAT', idem_key, expires) end
     local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1) }
     for _, v in ipairs(cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))) do
       reply[#reply + 1] = reply_int(v)
