@@ -171,7 +171,16 @@ describe(LocalFallback.name, () => {
       expect(seen.map(([, o]) => o)).toEqual(['blocked', 'blocked', 'blocked', 'allowed']);
     });
 
-    it('a block with an expiry waits until it; past it, the key is decided as ever', () => {
+    it('a peek (cost 0) of a blocked key is not refused, as the script answers it', () => {
+      const { sut } = setup(10, { 'open:acme:p': BLOCK });
+
+      expect(sut.decideFailed(plan([testPolicy('open')], 'p', 0), 'backend_unavailable')).toMatchObject({
+        allowed: true,
+        degraded: true,
+      });
+    });
+
+    it('a block with an expiry waits until it', () => {
       const { sut } = setup(10, { 'a:acme:p': { ...BLOCK, expiresAtMs: T + 5_000 } });
 
       expect(sut.decideFailed(plan([local('a')]), 'backend_unavailable')).toMatchObject({

@@ -65,8 +65,10 @@ export class LocalFallback {
   decideFailed(plan: DecisionPlan, cause: BackendFailure): Decision {
     if (plan.failClosed) return backendDecision(plan, cause);
     const held = this.heldOverrides(plan);
+    // A peek (cost 0) is not refused for a block, as the script answers it: it reports, never denies.
     const blocked = plan.policies.findIndex(
-      ({ policy }, i) => policy.mode === 'enforce' && held[i] !== undefined && held[i].limits === null,
+      ({ policy }, i) =>
+        plan.cost > 0 && policy.mode === 'enforce' && held[i] !== undefined && held[i].limits === null,
     );
     if (blocked >= 0) return this.blocked(plan, cause, held, blocked);
     return this.applies(plan) ? this.decide(plan, cause, held) : backendDecision(plan, cause);
