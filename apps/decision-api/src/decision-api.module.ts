@@ -41,6 +41,10 @@ export class DecisionApiModule {
                   : config.localFallbackShare,
               maxKeys: config.localFallbackMaxKeys,
             },
+            overrideCache: {
+              refreshMs: config.overrideCacheRefreshMs,
+              maxEntries: config.overrideCacheMaxEntries,
+            },
             ...(config.redisWaitReplicas > 0 && {
               replicaWait: { replicas: config.redisWaitReplicas, timeoutMs: config.redisWaitTimeoutMs },
             }),

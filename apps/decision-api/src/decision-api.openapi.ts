@@ -51,16 +51,28 @@ const OPERATIONS: OperationSpec[] = [
     access: 'decide',
     requestBody: DecisionRequestSchema,
     responses: {
-      200: decision('Allowed (also degraded under fail_open, or a replay)'),
+      200: decision(
+        'Allowed (also degraded while Redis fails: uncounted under fail_open, counted by the ' +
+          'process under local_fallback; or a replay)',
+      ),
       400: {
         ...decision('A value the engine refuses, or a body that is not a request'),
         errorCodes: ['request.invalid', 'request.malformed_json'],
       },
       409: decision('The idempotency key was used for a different request'),
       413: { ...decision('The cost is above what the policies allow'), errorCodes: ['request.too_large'] },
-      429: decision('Denied by quota; nothing consumed', true),
+      429: decision(
+        'Denied by quota or blocked (an override of 0); nothing consumed. Also degraded while Redis ' +
+          "fails: a local_fallback policy's own counters, or a block in the process's copy of the " +
+          'overrides (local_fallback and fail_open)',
+        true,
+      ),
       503: {
-        ...decision('The backend failed under fail_closed', true),
+        ...decision(
+          'The backend failed under fail_closed (or, under local_fallback, a new key found the ' +
+            "process's key bound full and its policy's overflow is fail_closed)",
+          true,
+        ),
         errorCodes: ['server.overloaded', 'server.shutting_down'],
       },
     },

@@ -5,6 +5,7 @@ import {
   type Decision,
   type DecisionObserver,
   type LocalFallbackOutcome,
+  type OverrideCacheStats,
 } from '@tally/engine';
 import { METRICS_REGISTRY } from '@tally/observability';
 import { PolicyStore, type ReloadResult } from '@tally/policy';
@@ -31,6 +32,9 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   private readonly degradedDropped: Counter;
   private readonly localFallback: Counter<'policy' | 'outcome'>;
   private readonly localFallbackKeys: Gauge;
+  private readonly overrideCacheAge: Gauge;
+  private readonly overrideCacheEntries: Gauge;
+  private readonly overrideCacheSkipped: Gauge<'kind'>;
 
   constructor(
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -104,13 +108,33 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
     });
     this.localFallback = new Counter({
       name: 'tally_local_fallback_decisions_total',
-      help: 'Decisions of local_fallback policies made from in-process counters while Redis failed, by policy and outcome (allowed|denied|overflow_open|overflow_closed)',
+      help: 'Decisions of local_fallback policies made from in-process counters while Redis failed, by policy and outcome (allowed|denied|blocked|overflow_open|overflow_closed)',
       labelNames: ['policy', 'outcome'],
       registers,
     });
     this.localFallbackKeys = new Gauge({
       name: 'tally_local_fallback_keys',
       help: 'Keys the local fallback limiter holds in memory (bounded by TALLY_LOCAL_FALLBACK_MAX_KEYS per worker)',
+      registers,
+    });
+    // The copy of the overrides applied while Redis fails: with several workers, the stalest/largest.
+    this.overrideCacheAge = new Gauge({
+      name: 'tally_override_cache_age_seconds',
+      help: 'Since the last complete read of the overrides into this process copy (applied while Redis fails); grows while Redis does not answer',
+      aggregator: 'max',
+      registers,
+    });
+    this.overrideCacheEntries = new Gauge({
+      name: 'tally_override_cache_entries',
+      help: 'Overrides held in the process copy (bounded by TALLY_OVERRIDE_CACHE_MAX_ENTRIES per worker)',
+      aggregator: 'max',
+      registers,
+    });
+    this.overrideCacheSkipped = new Gauge({
+      name: 'tally_override_cache_skipped',
+      help: 'Overrides in Redis the process copy does not hold, its bound being reached, by kind (block|limit): they do not apply while Redis fails',
+      labelNames: ['kind'],
+      aggregator: 'max',
       registers,
     });
   }
@@ -146,6 +170,14 @@ export class DecisionMetrics implements DecisionObserver, OnModuleInit {
   onLocalFallback(policy: string, outcome: LocalFallbackOutcome, keys: number): void {
     this.localFallback.inc({ policy, outcome });
     this.localFallbackKeys.set(keys);
+  }
+
+  onOverrideCache(stats: OverrideCacheStats): void {
+    // Never read yet: no finite age to show; the largest a gauge holds says "as stale as it gets".
+    this.overrideCacheAge.set(Number.isFinite(stats.ageMs) ? stats.ageMs / 1000 : Number.MAX_VALUE);
+    this.overrideCacheEntries.set(stats.entries);
+    this.overrideCacheSkipped.set({ kind: 'block' }, stats.skipped.blocks);
+    this.overrideCacheSkipped.set({ kind: 'limit' }, stats.skipped.limits);
   }
 
   onBreaker(state: BreakerState, openNodes: number): void {

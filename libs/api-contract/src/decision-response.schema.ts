@@ -57,7 +57,8 @@ export const DecisionWindowSchema = Type.Object(
       minimum: 0,
       description:
         'Units left after this decision (after the commit when allowed; untouched when denied). ' +
-        'The full limit in a degraded decision (unknown).',
+        "In a degraded decision: from the API process's own counters for a `local_fallback` policy " +
+        '(left of its share of the limit), 0 for a blocked key, else unknown and reported as `limit`.',
     }),
     reset_ms: Type.Number({
       minimum: 0,

@@ -45,6 +45,8 @@ describe(loadConfig.name, () => {
       redisWaitTimeoutMs: 100,
       localFallbackShare: 'auto',
       localFallbackMaxKeys: 100_000,
+      overrideCacheRefreshMs: 1_000,
+      overrideCacheMaxEntries: 100_000,
       maxCost: 1_000_000,
       idempotencyTtlMs: 86_400_000,
       auditRetentionMs: 30 * 86_400_000,

@@ -244,6 +244,16 @@ export class TallyConfig {
   @IntIn(1, 10_000_000)
   readonly localFallbackMaxKeys!: number;
 
+  /** How often each API process polls the shards' override versions for its copy (applied while Redis is down). */
+  @Env('TALLY_OVERRIDE_CACHE_REFRESH_MS', { kind: 'int', default: '1000' })
+  @IntIn(100, 60_000)
+  readonly overrideCacheRefreshMs!: number;
+
+  /** Overrides each API process holds in its copy (≈ 0.3 KB each); beyond, blocks first, the rest skipped and counted. */
+  @Env('TALLY_OVERRIDE_CACHE_MAX_ENTRIES', { kind: 'int', default: '100000' })
+  @IntIn(1, 10_000_000)
+  readonly overrideCacheMaxEntries!: number;
+
   /**
    * The largest cost one decision may ask for, matched by a policy or not: above it 413
    * `cost.too_large`, nothing consumed (a policy's `max_cost` can only lower it). A million units is

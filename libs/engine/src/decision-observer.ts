@@ -1,6 +1,7 @@
 import type { BreakerState } from './circuit-breaker';
 import type { BackendFailure, Decision } from './decision.types';
 import type { LocalFallbackOutcome } from './local-fallback';
+import type { OverrideCacheStats } from './overrides/override-copy';
 
 /**
  * Hooks for metrics and logs, so observability can subscribe without the engine depending on
@@ -28,4 +29,6 @@ export interface DecisionObserver {
    * called once per such policy of it, with what it came to and the keys now held in memory.
    */
   onLocalFallback?(policy: string, outcome: LocalFallbackOutcome, keys: number): void;
+  /** A refresh round of this process's override copy ended (read or not): its age, size, skipped. */
+  onOverrideCache?(stats: OverrideCacheStats): void;
 }

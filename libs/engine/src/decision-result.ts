@@ -168,11 +168,19 @@ export interface LocalWindowNumbers {
   readonly retryAfterMs: number;
 }
 
+/** An override in force for one window, as the local fallback applied it (0: the key is blocked). */
+export interface WindowOverride {
+  readonly limit: number;
+  readonly version: number;
+}
+
 /**
  * Decided by the local fallback limiter (`local-fallback.ts`) while Redis failed with `cause`: always
  * `degraded` with that cause. Windows it evaluated report their numbers against this process's share
  * of the limit; the others (fail_open or shadow policies) are unknown, reported at their full limit.
- * `binding`: the denying window, when denied (429 with its role's reason, as the script denies).
+ * `overrides`: the overrides this process's copy held, shown as the script shows them (effective
+ * limit, the policy's override version). `binding`: the denying window, when denied (429 with its
+ * role's reason, as the script denies; `blocked` / `quota.blocked` when its override is 0).
  */
 export function localDecision(
   plan: DecisionPlan,
@@ -180,10 +188,17 @@ export function localDecision(
   windows: readonly PlannedWindow[],
   numbers: ReadonlyMap<PlannedWindow, LocalWindowNumbers>,
   binding: PlannedWindow | undefined,
+  overrides: ReadonlyMap<PlannedWindow, WindowOverride> = new Map(),
 ): Decision {
   const results = windows.map((w) => {
     const n = numbers.get(w);
-    return { remaining: n?.remaining ?? w.limit, resetMs: n?.resetMs ?? 0, wouldDeny: false };
+    const override = overrides.get(w);
+    return {
+      remaining: n?.remaining ?? override?.limit ?? w.limit,
+      resetMs: n?.resetMs ?? 0,
+      wouldDeny: false,
+      ...(override !== undefined && { override }),
+    };
   });
   const policies = describe(plan, results);
   const base = {
@@ -204,17 +219,23 @@ export function localDecision(
       kind: 'allowed',
       binding: leastLeft(policies),
     };
+  const limit = overrides.get(binding)?.limit ?? binding.limit;
   return {
     ...base,
     allowed: false,
-    reason: binding.role === 'burst' ? 'burst_quota_exhausted' : 'sustained_quota_exhausted',
-    code: 'quota.exceeded',
+    reason:
+      limit === 0
+        ? 'blocked'
+        : binding.role === 'burst'
+          ? 'burst_quota_exhausted'
+          : 'sustained_quota_exhausted',
+    code: limit === 0 ? 'quota.blocked' : 'quota.exceeded',
     retry_after_ms: denied.retryAfterMs,
     kind: 'denied',
     binding: {
       policy: binding.policy.name,
       window: binding.name,
-      limit: binding.limit,
+      limit,
       remaining: denied.remaining,
       reset_ms: denied.resetMs,
     },

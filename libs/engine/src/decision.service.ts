@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { newDecisionId } from './decision-id';
 import type { DecisionObserver } from './decision-observer';
 import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
-import { backendDecision, degradedReplayDecision, refusedDecision, scriptDecision } from './decision-result';
+import { degradedReplayDecision, refusedDecision, scriptDecision } from './decision-result';
 import type { Decision, DecisionRequest } from './decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
 import { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
@@ -11,6 +11,7 @@ import type { ScriptOutcome } from './decide.script';
 import { DegradedLedger } from './degraded-ledger';
 import { describeState, type PolicyStateResult } from './policy-state';
 import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './local-fallback';
+import { OverridesCache } from './overrides/overrides.cache';
 
 /**
  * The decision use case (DESIGN §3): validate → plan → one script → answer. A request no policy
@@ -18,7 +19,8 @@ import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './local-fallback';
  * idempotency and its usage event in the ledger work like any other (with cost 0 there is nothing to
  * peek and Redis is not asked). A degraded decision goes to the `DegradedLedger`, which appends it to
  * the outbox once Redis answers again. While Redis fails, `local_fallback` policies are enforced by
- * `LocalFallback` (this process's bounded counters); the next successful step is Redis's answer again.
+ * `LocalFallback` (this process's bounded counters), and blocks held in this process's override copy
+ * (`OverridesCache`) still refuse; the next successful step is Redis's answer again.
  */
 @Injectable()
 export class DecisionService {
@@ -30,11 +32,13 @@ export class DecisionService {
     @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
     @Optional() private readonly degraded?: DegradedLedger,
+    @Optional() overrides?: OverridesCache,
   ) {
     this.local = new LocalFallback(
       options.localFallback ?? DEFAULT_LOCAL_FALLBACK,
       options.clock ?? Date.now,
       observer,
+      overrides,
     );
   }
 
@@ -143,9 +147,8 @@ export class DecisionService {
     // even by the local fallback: a replay spends nothing).
     if (step.unacknowledgedReplay !== undefined && !plan.failClosed)
       return degradedReplayDecision(plan, step.unacknowledgedReplay, step.failure);
-    const decision = this.local.applies(plan)
-      ? this.local.decide(plan, step.failure)
-      : backendDecision(plan, step.failure);
+    // fail_closed → 503; a block in this process's override copy → 429; else local counters or fail_open.
+    const decision = this.local.decideFailed(plan, step.failure);
     // Allowed while Redis failed (uncounted, or counted only here): owed to the ledger.
     if (decision.degraded && decision.allowed) this.degraded?.record(plan, step.failure);
     return decision;

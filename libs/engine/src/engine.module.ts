@@ -15,6 +15,7 @@ import { LeaseService } from './lease.service';
 import { createRedisClient } from '@tally/redis';
 import { OverridesService } from './overrides/overrides.service';
 import { OverridesStore } from './overrides/overrides.store';
+import { OverridesCache } from './overrides/overrides.cache';
 
 export interface EngineModuleOptions {
   /** Modules that export the providers named by `policySource` / `observer` / `inject`. */
@@ -64,13 +65,21 @@ export class EngineModule {
       LeaseService,
       OverridesStore,
       OverridesService,
+      OverridesCache,
     ];
     if (def.observer !== undefined) providers.push(bind(DECISION_OBSERVER, def.observer));
     return {
       module: EngineModule,
       imports: def.imports ?? [],
       providers,
-      exports: [DecisionService, EngineService, DegradedLedger, LeaseService, OverridesService],
+      exports: [
+        DecisionService,
+        EngineService,
+        DegradedLedger,
+        LeaseService,
+        OverridesService,
+        OverridesCache,
+      ],
     };
   }
 }

@@ -4,6 +4,7 @@ import type { DegradedLedgerOptions } from './degraded-ledger.options';
 import type { RedisConnection } from '@tally/redis';
 import type { ReplicaWait } from './replica-wait';
 import type { LocalLimiterOptions } from './local-limiter';
+import type { OverrideCacheOptions } from './overrides/override-copy';
 
 /**
  * The default global cost ceiling (`TALLY_MAX_COST`'s default): see `EngineOptions.maxCost`. Engines
@@ -44,6 +45,11 @@ export interface EngineOptions {
    * `local_fallback` policies (its share of every limit, its key bound). Default `DEFAULT_LOCAL_FALLBACK`.
    */
   readonly localFallback?: LocalLimiterOptions;
+  /**
+   * TALLY_OVERRIDE_CACHE_REFRESH_MS / TALLY_OVERRIDE_CACHE_MAX_ENTRIES: this process's copy of the
+   * overrides, applied while Redis does not answer (`OverridesCache`). Absent: no copy, no poll.
+   */
+  readonly overrideCache?: OverrideCacheOptions;
   /** Tests only: a fixed decision time passed to the script instead of the Redis clock (`TIME`). */
   readonly scriptNow?: () => number | undefined;
 }

@@ -61,6 +61,10 @@ export {
 } from './overrides/overrides.service';
 export type { OverrideAddress, OverrideResult } from './overrides/overrides.service';
 export { OverridesStore, type OverrideWritten } from './overrides/overrides.store';
+export { OverridesCache } from './overrides/overrides.cache';
+export type { OverrideCacheOptions, OverrideCacheStats } from './overrides/overrides.cache';
+export { OverrideCopy } from './overrides/override-copy';
+export type { HeldOverride, SkippedOverrides } from './overrides/override-copy';
 export type { Override, OverrideChange, OverrideTarget } from './overrides/override.types';
 export type { OverridePage } from './overrides/override-list';
 export { checkChange, checkTarget, parseRfc3339, EMPTY_KEY } from './overrides/override-validation';

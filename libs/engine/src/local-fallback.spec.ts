@@ -2,7 +2,8 @@ import type { Policy, WindowSpec } from '@tally/policy';
 import { testPolicy } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
 import { planDecision, type DecisionPlan } from './decision-plan';
-import { LocalFallback, type LocalFallbackOutcome } from './local-fallback';
+import { LocalFallback, type LocalFallbackOutcome, type OverrideSource } from './local-fallback';
+import type { HeldOverride } from './overrides/override-copy';
 
 const T = 1_700_000_040_000;
 const windows: WindowSpec[] = [
@@ -27,13 +28,20 @@ function plan(policies: Policy[], principal = 'p', cost = 1): DecisionPlan {
   return r.plan;
 }
 
-function setup(maxKeys = 10) {
+function setup(maxKeys = 10, held: Record<string, HeldOverride> = {}, share = 1) {
   const seen: [string, LocalFallbackOutcome, number][] = [];
-  const sut = new LocalFallback({ share: 1, maxKeys }, () => T, {
-    onLocalFallback: (policy, outcome, keys) => seen.push([policy, outcome, keys]),
-  });
+  // The copy, keyed by override field (`<policy>:<scope>:<key>`); the shard is the plan's.
+  const overrides: OverrideSource = { lookup: (_shard, field) => held[field] };
+  const sut = new LocalFallback(
+    { share, maxKeys },
+    () => T,
+    { onLocalFallback: (policy, outcome, keys) => seen.push([policy, outcome, keys]) },
+    overrides,
+  );
   return { sut, seen };
 }
+
+const BLOCK: HeldOverride = { version: 9, expiresAtMs: null, limits: null };
 
 describe(LocalFallback.name, () => {
   it('applies when a local_fallback enforce policy applies and none is fail_closed', () => {
@@ -129,5 +137,88 @@ describe(LocalFallback.name, () => {
     expect(allowed.policies[0].windows.map((w) => w.remaining)).toEqual([4, 3]);
     expect(seen.at(-1)).toEqual(['a', 'overflow_open', 1]);
     expect(sut.size).toBe(1);
+  });
+
+  describe('with the overrides of this process’s copy', () => {
+    it('refuses a blocked key with quota.blocked, degraded, under local_fallback and fail_open alike', () => {
+      // given principal p blocked on both policies, q not
+      const { sut, seen } = setup(10, { 'a:acme:p': BLOCK, 'open:acme:p': BLOCK });
+      const both = [local('a'), testPolicy('open')];
+
+      const local3 = [1, 2, 3].map(() => sut.decideFailed(plan([local('a')]), 'backend_unavailable'));
+      const failOpen = sut.decideFailed(plan([testPolicy('open')]), 'backend_timeout');
+      const other = sut.decideFailed(plan(both, 'q'), 'backend_unavailable');
+
+      for (const d of [...local3, failOpen])
+        expect(d).toMatchObject({
+          allowed: false,
+          kind: 'denied',
+          reason: 'blocked',
+          code: 'quota.blocked',
+          degraded: true,
+          // a block without expiry: a day, as the script says
+          retry_after_ms: 86_400_000,
+        });
+      expect(local3[0]).toMatchObject({
+        degraded_cause: 'backend_unavailable',
+        binding: { policy: 'a', window: 'burst', limit: 0, remaining: 0 },
+        policies: [{ name: 'a', override: { version: 9 }, windows: [{ limit: 0 }, { limit: 0 }] }],
+      });
+      expect(failOpen).toMatchObject({ degraded_cause: 'backend_timeout', binding: { policy: 'open' } });
+      // nothing was counted for the blocked key; the other key is decided as ever
+      expect(other).toMatchObject({ allowed: true, degraded: true });
+      expect(sut.size).toBe(1);
+      expect(seen.map(([, o]) => o)).toEqual(['blocked', 'blocked', 'blocked', 'allowed']);
+    });
+
+    it('a peek (cost 0) of a blocked key is not refused, as the script answers it', () => {
+      const { sut } = setup(10, { 'open:acme:p': BLOCK });
+
+      expect(sut.decideFailed(plan([testPolicy('open')], 'p', 0), 'backend_unavailable')).toMatchObject({
+        allowed: true,
+        degraded: true,
+      });
+    });
+
+    it('a block with an expiry waits until it', () => {
+      const { sut } = setup(10, { 'a:acme:p': { ...BLOCK, expiresAtMs: T + 5_000 } });
+
+      expect(sut.decideFailed(plan([local('a')]), 'backend_unavailable')).toMatchObject({
+        code: 'quota.blocked',
+        retry_after_ms: 5_000,
+      });
+    });
+
+    it('leaves fail_closed as it is: a blocked key gets the 503 of any failed step', () => {
+      const { sut } = setup(10, { 'closed:acme:p': BLOCK });
+      const closed = testPolicy('closed', { onBackendFailure: 'fail_closed' });
+
+      expect(sut.decideFailed(plan([closed, local('a')]), 'backend_unavailable')).toMatchObject({
+        allowed: false,
+        kind: 'unavailable',
+        code: 'backend.unavailable',
+      });
+    });
+
+    it('counts against a share of the overridden limits: a raise raises the local share', () => {
+      // given share 2 and the sustained window of principal p raised from 3 to 10 (burst stays 4)
+      const held = { 'a:acme:p': { version: 4, expiresAtMs: null, limits: { sustained: 10 } } };
+      const { sut } = setup(10, held, 2);
+      const ask = (principal: string) =>
+        sut.decideFailed(plan([local('a')], principal), 'backend_unavailable');
+
+      // then p gets ⌊4 / 2⌋ = 2 (burst binds first), and its sustained window shows the raise
+      const p = [1, 2, 3].map(() => ask('p'));
+      expect(p.map((d) => d.allowed)).toEqual([true, true, false]);
+      expect(p[0].policies[0]).toMatchObject({
+        override: { version: 4 },
+        windows: [
+          { name: 'burst', limit: 4 },
+          { name: 'sustained', limit: 10, remaining: 4 },
+        ],
+      });
+      // and q, at the policy's 3: ⌊3 / 2⌋ = 1
+      expect([1, 2].map(() => ask('q').allowed)).toEqual([true, false]);
+    });
   });
 });

@@ -1,11 +1,26 @@
 import type { DecisionObserver } from './decision-observer';
 import type { DecisionPlan, PlannedWindow } from './decision-plan';
-import { backendDecision, localDecision, type LocalWindowNumbers } from './decision-result';
+import {
+  backendDecision,
+  localDecision,
+  type LocalWindowNumbers,
+  type WindowOverride,
+} from './decision-result';
 import type { BackendFailure, Decision } from './decision.types';
 import { LocalLimiter, type LocalCheck, type LocalLimiterOptions } from './local-limiter';
+import type { HeldOverride } from './overrides/override-copy';
 
 /** What one `local_fallback` policy's part of a decision came to (a metric label). */
-export type LocalFallbackOutcome = 'allowed' | 'denied' | 'overflow_open' | 'overflow_closed';
+export type LocalFallbackOutcome = 'allowed' | 'denied' | 'blocked' | 'overflow_open' | 'overflow_closed';
+
+/** Where the fallback finds the overrides while Redis does not answer (`OverridesCache`'s copy). */
+export interface OverrideSource {
+  /** The override in force of one policy of a decision: its shard and `overrideField`. */
+  lookup(shard: number, field: string): HeldOverride | undefined;
+}
+
+/** A block without expiry waits a day, as decide.lua says: lifting it takes a person, not a wait. */
+const BLOCK_RETRY_MS = 86_400_000;
 
 /** Engines built without the setting (tests, tools) enforce the whole limit in one process. */
 export const DEFAULT_LOCAL_FALLBACK: LocalLimiterOptions = { share: 1, maxKeys: 100_000 };
@@ -17,6 +32,11 @@ export const DEFAULT_LOCAL_FALLBACK: LocalLimiterOptions = { share: 1, maxKeys: 
  * The answer is `degraded` with the backend failure as its cause: allowed (counted locally), denied
  * with the window's deny reason (429), or, for a key beyond the bound, its policy's overflow mode.
  * The limiter is created on first use, so a process that never loses Redis holds nothing.
+ *
+ * Overrides (docs/semantics.md "Overrides") come from this process's copy (`OverrideSource`): a
+ * blocked enforce policy refuses the decision with `blocked` / `quota.blocked` (429, degraded) under
+ * `local_fallback` and `fail_open` alike, and the local counters enforce a share of the overridden
+ * limits. A fail_closed policy still refuses every failed step with 503, block or not.
  */
 export class LocalFallback {
   private limiter: LocalLimiter | undefined;
@@ -25,6 +45,7 @@ export class LocalFallback {
     private readonly options: LocalLimiterOptions,
     private readonly clock: () => number,
     private readonly observer?: DecisionObserver,
+    private readonly overrides?: OverrideSource,
   ) {}
 
   /** Keys held in memory now. */
@@ -37,10 +58,30 @@ export class LocalFallback {
     return !plan.failClosed && plan.policies.some(({ policy }) => fallsBackLocally(policy));
   }
 
-  /** Decides a plan whose Redis step failed with `cause` (`applies` must hold). */
-  decide(plan: DecisionPlan, cause: BackendFailure): Decision {
+  /**
+   * Any plan whose Redis step failed with `cause`: fail_closed → 503; a block held in the copy → 429
+   * `quota.blocked`; else the local counters (`applies`) or fail_open's uncounted allow.
+   */
+  decideFailed(plan: DecisionPlan, cause: BackendFailure): Decision {
+    if (plan.failClosed) return backendDecision(plan, cause);
+    const held = this.heldOverrides(plan);
+    // A peek (cost 0) is not refused for a block, as the script answers it: it reports, never denies.
+    const blocked = plan.policies.findIndex(
+      ({ policy }, i) =>
+        plan.cost > 0 && policy.mode === 'enforce' && held[i] !== undefined && held[i].limits === null,
+    );
+    if (blocked >= 0) return this.blocked(plan, cause, held, blocked);
+    return this.applies(plan) ? this.decide(plan, cause, held) : backendDecision(plan, cause);
+  }
+
+  /** Decides a plan whose Redis step failed with `cause` (`applies` must hold) by the local counters. */
+  decide(
+    plan: DecisionPlan,
+    cause: BackendFailure,
+    held: readonly (HeldOverride | undefined)[] = this.heldOverrides(plan),
+  ): Decision {
     this.limiter ??= new LocalLimiter(this.options);
-    const { checks, windows } = localChecks(plan);
+    const { checks, windows, overrides } = localChecks(plan, held);
     const verdict = this.limiter.decide(
       checks.map((c) => c.check),
       plan.cost,
@@ -60,11 +101,40 @@ export class LocalFallback {
       const numbers = new Map<PlannedWindow, LocalWindowNumbers>();
       checks.forEach((c, i) => c.windows.forEach((w, j) => numbers.set(w, verdict.results[i][j])));
       const binding = verdict.kind === 'denied' ? checks[verdict.check].windows[verdict.window] : undefined;
-      decision = localDecision(plan, cause, windows, numbers, binding);
+      decision = localDecision(plan, cause, windows, numbers, binding, overrides);
     }
     const keys = this.limiter.size;
     for (const c of checks) this.observer?.onLocalFallback?.(c.window.policy.name, outcome, keys);
     return decision;
+  }
+
+  /** The override in force per applicable policy (in plan order), as the copy holds it. */
+  private heldOverrides(plan: DecisionPlan): (HeldOverride | undefined)[] {
+    const source = this.overrides;
+    if (source === undefined) return [];
+    return plan.overrideFields.map((field) => source.lookup(plan.shard.shard, field));
+  }
+
+  /**
+   * The `blocked`-th policy is blocked: refused as decide.lua refuses it (its first window binds with
+   * limit 0), degraded with the cause; nothing counted anywhere (a denial consumes nothing).
+   */
+  private blocked(
+    plan: DecisionPlan,
+    cause: BackendFailure,
+    held: readonly (HeldOverride | undefined)[],
+    blocked: number,
+  ): Decision {
+    const { overrides } = localChecks(plan, held);
+    const expires = held[blocked]?.expiresAtMs ?? null;
+    const retry = expires === null ? BLOCK_RETRY_MS : Math.max(1, expires - this.clock());
+    const policy = plan.policies[blocked].policy;
+    const own = plan.windows.filter((w) => w.policy === policy);
+    const numbers = new Map<PlannedWindow, LocalWindowNumbers>(
+      own.map((w) => [w, { allowed: false, remaining: 0, resetMs: retry, retryAfterMs: retry }]),
+    );
+    if (fallsBackLocally(policy)) this.observer?.onLocalFallback?.(policy.name, 'blocked', this.size);
+    return localDecision(plan, cause, plan.windows, numbers, own[0], overrides);
   }
 }
 
@@ -85,19 +155,42 @@ interface PlannedCheck {
 
 /**
  * One check per enforce local_fallback policy of the plan, over its planned windows (an Envoy
- * descriptor's `limit` override included). Counters are per tenant, policy and key, as in Redis.
- * Selector values carry no control characters, so a newline cannot be forged into an id.
+ * descriptor's `limit` override included) at the limits of the override in force (`held`, per
+ * policy), which the limiter then shares. Counters are per tenant, policy and key, as in Redis, and
+ * survive a change of limit (a raise adds to what is left). Selector values carry no control
+ * characters, so a newline cannot be forged into an id. `overrides`: each overridden window's
+ * effective limit and version, for the answer.
  */
-function localChecks(plan: DecisionPlan): { checks: PlannedCheck[]; windows: readonly PlannedWindow[] } {
+function localChecks(
+  plan: DecisionPlan,
+  held: readonly (HeldOverride | undefined)[],
+): {
+  checks: PlannedCheck[];
+  windows: readonly PlannedWindow[];
+  overrides: ReadonlyMap<PlannedWindow, WindowOverride>;
+} {
   const checks: PlannedCheck[] = [];
+  const overrides = new Map<PlannedWindow, WindowOverride>();
   let offset = 0;
-  for (const { policy, key } of plan.policies) {
+  plan.policies.forEach(({ policy, key }, i) => {
     const count = policy.windows.length;
     const windows = plan.windows.slice(offset, offset + count);
     offset += count;
-    if (!fallsBackLocally(policy)) continue;
+    const override = held[i];
+    if (override !== undefined)
+      for (const w of windows)
+        overrides.set(w, {
+          limit: override.limits?.[w.name] ?? (override.limits === null ? 0 : w.limit),
+          version: override.version,
+        });
+    if (!fallsBackLocally(policy)) return;
     const id = `${plan.selectors.tenant ?? ''}\n${policy.name}\n${key}`;
-    checks.push({ check: { id, windows }, windows, window: windows[0] });
-  }
-  return { checks, windows: plan.windows };
+    const limited = windows.map((w) => ({ ...w, limit: overrides.get(w)?.limit ?? w.limit }));
+    checks.push({
+      check: { id, windows: override === undefined ? windows : limited },
+      windows,
+      window: windows[0],
+    });
+  });
+  return { checks, windows: plan.windows, overrides };
 }
