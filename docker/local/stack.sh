@@ -19,7 +19,8 @@
 # .local/kafka-dist/ (jars). Overrides, so a test can run a second private stack beside the shared one:
 #   REDIS_URL (host/port probed, default redis://127.0.0.1:6379), REDIS_PORT, KAFKA_PORT (9092),
 #   KAFKA_CONTROLLER_PORT (9093), STACK_DIR (.local/stack), KAFKA_DIST_DIR (.local/kafka-dist),
-#   KAFKA_START_TIMEOUT (s, 120), KAFKA_HEAP_OPTS, KAFKA_CDS (1: reuse a class-data archive).
+#   KAFKA_START_TIMEOUT (s, 120), KAFKA_HEAP_OPTS, KAFKA_CDS (1: reuse a class-data archive),
+#   APT_LOCK_TIMEOUT_S (600: how long an install waits while another apt holds its lock).
 #   In cluster mode: KAFKA_PORTS, KAFKA_CONTROLLER_PORTS, REDIS_CLUSTER_PORTS (comma-separated);
 #   REDIS_CLUSTER_NODE_TIMEOUT_MS, REDIS_CLUSTER_FULL_COVERAGE (defaults in redis-cluster.sh).
 set -euo pipefail
@@ -44,6 +45,8 @@ KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
 KAFKA_CDS="${KAFKA_CDS:-1}"
+APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
+APT_LOCK_RETRY_S="${APT_LOCK_RETRY_S:-3}"
 TALLY_STACK="${TALLY_STACK:-single}"
 STACK_SERVICES="${STACK_SERVICES:-redis kafka}"
 case "$TALLY_STACK" in
@@ -162,6 +165,25 @@ spawn() {
 
 # --- installs -----------------------------------------------------------------------------------
 
+# One apt-get run that waits while another apt holds its locks (unattended-upgrades, another suite's
+# `stack.sh tool`, an operator's apt): `DPkg::Lock::Timeout` makes apt-get itself wait for the dpkg
+# locks, but `apt-get update`'s lists lock has no such wait, so a run refused for a lock is repeated
+# every APT_LOCK_RETRY_S until APT_LOCK_TIMEOUT_S has passed. Output is appended to apt.log.
+apt_get() {
+  local deadline=$(($(date +%s) + APT_LOCK_TIMEOUT_S)) out="$STACK_DIR/apt.last" rc said=0
+  while :; do
+    rc=0
+    $sudo apt-get -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT_S" "$@" >"$out" 2>&1 || rc=$?
+    cat "$out" >>"$STACK_DIR/apt.log"
+    [ "$rc" -ne 0 ] || return 0
+    grep -qE 'Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock' "$out" || return "$rc"
+    [ "$(date +%s)" -lt "$deadline" ] || return "$rc"
+    [ "$said" -eq 1 ] || say "apt: another apt holds its lock; waiting up to ${APT_LOCK_TIMEOUT_S} s"
+    said=1
+    sleep "$APT_LOCK_RETRY_S"
+  done
+}
+
 apt_install() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -175,9 +197,8 @@ apt_install() {
     made_policy=1
   fi
   local rc=0
-  {
-    $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "$@"
-  } >"$STACK_DIR/apt.log" 2>&1 || rc=$?
+  : >"$STACK_DIR/apt.log"
+  apt_get update -q && apt_get install -y -q --no-install-recommends "$@" || rc=$?
   [ "$made_policy" -eq 0 ] || $sudo rm -f "$policy"
   if [ "$rc" -ne 0 ]; then
     tail -n 20 "$STACK_DIR/apt.log" >&2

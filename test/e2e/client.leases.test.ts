@@ -1,5 +1,5 @@
 /**
- * Leases through the SDK and the Nest guard, end to end: `TallyClient.withLease` and `release`, and
+ * Leases through the SDK and the Nest guard, end to end: `TallyClient.withLease`, `release` and `extend`, and
  * `TallyGuard` on a tiny Nest app on Fastify, against the real decision API (in process) and the real
  * Redis. Whether a unit came back is read from the decision API's state endpoint.
  */
@@ -124,6 +124,48 @@ describe('TallyClient leases', () => {
     const error = await client.release('bogus').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TallyRequestError);
     expect(error).toMatchObject({ status: 400, code: 'lease.invalid_id' });
+  });
+
+  it('extend keeps the units for the TTL asked for (default: the lease TTL); a released lease throws 409', async () => {
+    const tenant = uniqueName('acme');
+    const d = await client.decide({ selectors: { tenant } });
+    const id = d.lease?.id ?? '';
+
+    const full = await client.extend(id);
+    const asked = await client.extend(id, { ttlMs: 30_000 });
+
+    expect(full).toEqual({
+      ok: true,
+      lease_id: id,
+      expires_at: expect.any(String),
+      ttl_ms: 60_000,
+      max_ttl_ms: 60_000,
+    });
+    expect(asked).toMatchObject({ ok: true, expires_at: full.ok && full.expires_at }); // never shortens
+    expect(await inflightLeft(tenant)).toBe(1);
+    await client.release(id);
+    const released = await client.extend(id).catch((e: unknown) => e);
+    expect(released).toBeInstanceOf(TallyRequestError);
+    expect(released).toMatchObject({ status: 409, code: 'lease.released' });
+    const tooLong = await client.extend(id, { ttlMs: 60_001 }).catch((e: unknown) => e);
+    expect(tooLong).toMatchObject({ status: 409, code: 'lease.released' }); // the lease's state comes first
+    expect(await inflightLeft(tenant)).toBe(2);
+  });
+
+  it('extend answers {ok: false} when Tally cannot be reached, and the lease keeps its expiry', async () => {
+    const unreachable = new TallyClient({
+      baseUrl: 'http://127.0.0.1:9',
+      token: CALLER_TOKEN,
+      timeoutMs: 500,
+    });
+    try {
+      expect(await unreachable.extend('s1-01JD0000000000000000000000')).toMatchObject({
+        ok: false,
+        failure: { kind: expect.any(String) as unknown },
+      });
+    } finally {
+      unreachable.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@
  * The decision API under concurrent HTTP load (real Redis): exactness at a limit's edge, and overload
  * shedding that is told apart from quota, never sheds health, and never leaks its in-flight count.
  */
+import { type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueName } from '@tally/testing';
@@ -127,22 +128,29 @@ describe(DecisionApiModule.name, () => {
     });
 
     it('frees the slot of a request whose client went away before the answer', async () => {
-      // given a client that sends headers and part of a body, then disconnects
+      // given a client that sends headers and part of a body, then disconnects once the server has
+      // read its headers (and taken the slot), and the server has seen it go: fixed waits instead let
+      // a busy machine disconnect it before, and the test then passed without a slot ever held
       const { port } = new URL(sut.baseUrl);
+      const server: Server = sut.app.getHttpServer();
       await new Promise<void>((resolve, reject) => {
         const socket = connect(Number(port), '127.0.0.1', () => {
+          const onRequest = (req: IncomingMessage): void => {
+            if (req.socket.remotePort !== socket.localPort) return;
+            server.off('request', onRequest);
+            // the server's own close listeners (the response's, which free the slot) come first
+            req.socket.once('close', () => setImmediate(resolve));
+            // the hooks that take the slot run once this event's listeners return
+            setImmediate(() => socket.destroy());
+          };
+          server.on('request', onRequest);
           socket.write(
             'POST /v1/decisions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
               `Authorization: Bearer ${CALLER_TOKEN}\r\nContent-Length: 100\r\n\r\n{"selec`,
           );
-          setTimeout(() => {
-            socket.destroy();
-            resolve();
-          }, 100);
         });
         socket.on('error', reject);
       });
-      await new Promise((r) => setTimeout(r, 100));
 
       // when later requests come one at a time
       const later: number[] = [];

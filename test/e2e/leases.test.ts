@@ -1,6 +1,6 @@
 /**
  * Concurrency leases end to end: real HTTP into the real DecisionApiModule, real Redis. The release
- * endpoint's answers and codes, 500 parallel acquisitions over HTTP, a policy reload under live
+ * and extend endpoints' answers and codes, 500 parallel acquisitions over HTTP, a policy reload under live
  * leases, and a caller process SIGKILLed while it holds leases (they come back at their expiry).
  */
 import { spawn } from 'node:child_process';
@@ -14,7 +14,7 @@ import {
 } from './support/decision-api.harness';
 
 const run = uniqueName('e2e-lease');
-const P = { jobs: `${run}-jobs`, reload: `${run}-reload`, crash: `${run}-crash` };
+const P = { jobs: `${run}-jobs`, reload: `${run}-reload`, crash: `${run}-crash`, brief: `${run}-brief` };
 const policies = (reloadLimit: number): string => `
 policies:
   - name: ${P.jobs}
@@ -33,6 +33,11 @@ policies:
     key: [tenant]
     windows:
       - { name: inflight, role: burst, algorithm: concurrency, limit: 3, lease_ttl: 3s }
+  - name: ${P.brief}
+    match: { route: brief }
+    key: [tenant]
+    windows:
+      - { name: inflight, role: burst, algorithm: concurrency, limit: 1, lease_ttl: 2s }
 `;
 
 interface ReleaseBody {
@@ -111,6 +116,85 @@ describe('POST /v1/leases/{id}:release', () => {
     expect((await release(id, null)).status).toBe(401);
     expect((await release(id, ADMIN_TOKEN)).body.code).toBe('auth.forbidden');
     expect((await release(id, CALLER_TOKEN)).body.outcome).toBe('released');
+  });
+});
+
+interface ExtendBody {
+  readonly lease_id: string;
+  readonly expires_at: string;
+  readonly ttl_ms: number;
+  readonly max_ttl_ms: number;
+  /** Set on a refusal (the error body). */
+  readonly code?: string;
+}
+
+const extend = (id: string, body?: unknown, token?: string | null) =>
+  sut.call<ExtendBody>('POST', `/v1/leases/${id}:extend`, {
+    ...(body === undefined ? {} : { body }),
+    ...(token === undefined ? {} : { token }),
+  });
+
+describe('POST /v1/leases/{id}:extend', () => {
+  it('moves the expiry to now + the lease TTL (no body, or {}), never earlier, and keeps the unit held', async () => {
+    const t = tenant();
+    const lease = (await acquire(t, 'jobs')).body.lease;
+    const id = lease?.id ?? '';
+
+    const bare = await extend(id);
+    const empty = await extend(id, {});
+    const shorter = await extend(id, { ttl_ms: 1_000 });
+
+    expect(bare.status).toBe(200);
+    expect(bare.body).toEqual({
+      lease_id: id,
+      expires_at: expect.any(String),
+      ttl_ms: 60_000,
+      max_ttl_ms: 60_000,
+    });
+    expect(Date.parse(bare.body.expires_at)).toBeGreaterThanOrEqual(Date.parse(lease?.expires_at ?? ''));
+    expect(Date.parse(empty.body.expires_at)).toBeGreaterThanOrEqual(Date.parse(bare.body.expires_at));
+    expect([shorter.status, shorter.body.expires_at]).toEqual([200, empty.body.expires_at]);
+    expect(shorter.body.ttl_ms).toBeGreaterThan(1_000);
+    expect((await sut.remaining(P.jobs, { tenant: t })).inflight).toBe(9);
+    // a release after the extension frees the unit and says so with the extended expiry
+    const released = await release(id);
+    expect(released.body).toMatchObject({ outcome: 'released', expires_at: shorter.body.expires_at });
+    expect((await sut.remaining(P.jobs, { tenant: t })).inflight).toBe(10);
+  });
+
+  it('refuses a released lease and an expired one with 409, never giving the unit back to them', async () => {
+    const t = tenant();
+    const released = (await acquire(t, 'brief')).body.lease?.id ?? '';
+    await release(released);
+    const expired = (await acquire(t, 'brief')).body.lease;
+    // wait for the expiry on the clock (never concluded from a sleep): then one ms past it is enough
+    await eventually(
+      () => Date.now(),
+      (now) => now > Date.parse(expired?.expires_at ?? '') + 20,
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+
+    const afterRelease = await extend(released);
+    const afterExpiry = await extend(expired?.id ?? '');
+
+    expect([afterRelease.status, afterRelease.body.code]).toEqual([409, 'lease.released']);
+    expect([afterExpiry.status, afterExpiry.body.code]).toEqual([409, 'lease.expired']);
+    expect((await acquire(t, 'brief')).status).toBe(200);
+    expect((await acquire(t, 'brief')).status).toBe(429);
+  });
+
+  it('refuses bad input with a stable code: id, TTL above the lease TTL, a malformed body; auth as release', async () => {
+    const id = (await acquire(tenant(), 'jobs')).body.lease?.id ?? '';
+
+    const tooLong = await extend(id, { ttl_ms: 60_001 });
+    expect([tooLong.status, tooLong.body.code]).toEqual([400, 'lease.ttl_too_long']);
+    for (const body of [{ ttl_ms: 0 }, { ttl_ms: 1.5 }, { ttl_ms: '5000' }, { ttl: 5_000 }, [1]])
+      expect((await extend(id, body)).body.code).toBe('request.invalid');
+    expect((await extend('not-a-lease')).body.code).toBe('lease.invalid_id');
+    expect((await extend('s1-01JD0000000000000000000000')).status).toBe(404);
+    expect((await extend(id, undefined, null)).status).toBe(401);
+    expect((await extend(id, undefined, ADMIN_TOKEN)).body.code).toBe('auth.forbidden');
+    expect((await extend(id, { ttl_ms: 60_000 }, CALLER_TOKEN)).status).toBe(200);
   });
 });
 

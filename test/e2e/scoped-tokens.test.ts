@@ -151,7 +151,7 @@ describe('scoped tokens on the decision API', () => {
     expect(await left(GLOBEX)).toBe(100);
   });
 
-  it('lets a tenant-scoped token release the leases of its tenants only (403 otherwise, the lease kept)', async () => {
+  it('lets a tenant-scoped token release and extend the leases of its tenants only (403 otherwise, the lease kept)', async () => {
     const take = (tenant: string, token: string) =>
       api.decide<{ lease?: { id: string } }>({ selectors: { tenant, route: 'lease' }, cost: 1 }, { token });
     const release = (id: string, token: string) =>
@@ -166,6 +166,14 @@ describe('scoped tokens on the decision API', () => {
     expect([foreign.status, foreign.body.code]).toEqual([403, 'auth.forbidden']);
     expect([reader.status, reader.body.code]).toEqual([403, 'auth.forbidden']);
     expect((await take(GLOBEX, CALLER_TOKEN)).status).toBe(429); // still held
+    // extending is judged the same way, and a refused extension leaves the expiry as it was
+    const extend = (id: string, token: string) =>
+      api.call<{ code?: string; expires_at?: string }>('POST', `/v1/leases/${id}:extend`, { token });
+    const foreignExtend = await extend(globex.body.lease?.id ?? '', T.acmeDecide);
+    const readerExtend = await extend(acme.body.lease?.id ?? '', T.reader);
+    expect([foreignExtend.status, foreignExtend.body.code]).toEqual([403, 'auth.forbidden']);
+    expect([readerExtend.status, readerExtend.body.code]).toEqual([403, 'auth.forbidden']);
+    expect((await extend(acme.body.lease?.id ?? '', T.acmeDecide)).status).toBe(200);
     expect((await release(acme.body.lease?.id ?? '', T.acmeDecide)).body.outcome).toBe('released');
     expect((await release(globex.body.lease?.id ?? '', CALLER_TOKEN)).body.outcome).toBe('released');
   });

@@ -79,7 +79,7 @@ describe('concurrency windows and leases', () => {
     };
     const engine = new EngineService(sutRedis, options);
     decisions = new DecisionService(engine, source, options);
-    leases = new LeaseService(engine);
+    leases = new LeaseService(engine, source);
   });
 
   afterAll(async () => {

@@ -214,7 +214,13 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
   }, 180_000);
 
   it('durable mode: an allowed decision no replica acknowledged is a backend_timeout, and stays on the master', async () => {
-    const { sut } = await build({ replicaWait: { replicas: 1, timeoutMs: 100 } });
+    // Deadlines for a busy machine, not production's: this test asserts exact outcomes of single
+    // decisions, and a degraded answer must mean "no replica", never "slow". Beside two busy cores
+    // one SET + WAIT round trip took up to 0.54 s, and the first decision of this fresh engine also
+    // connects and loads decide.lua on the promoted master (two more round trips): with 500 ms per
+    // step and 100 ms for WAIT, it once came back degraded with the replica in sync. A dead replica
+    // still answers WAIT with 0 at its timeout, so the refusals below are unchanged.
+    const { sut } = await build({ backendTimeoutMs: 5_000, replicaWait: { replicas: 1, timeoutMs: 1_000 } });
     const tenant = victims[0];
     const ask = (mode: 'open' | 'closed') =>
       sut.decide({ selectors: { tenant, principal: tenant }, attributes: { fm: mode }, cost: 1 });

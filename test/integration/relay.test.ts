@@ -174,7 +174,7 @@ function policy(name: string, limit: number): Policy {
 function decider(url: string, policies: Policy[], scriptNow?: () => number) {
   const { engine, source, options, redis } = engineOn(url, policies, scriptNow);
   const service = new DecisionService(engine, source, options);
-  const leases = new LeaseService(engine);
+  const leases = new LeaseService(engine, source);
   return {
     decide: (r: Parameters<DecisionService['decide']>[0]) => service.decide(r),
     release: (id: string) => leases.release(id, null),

@@ -13,6 +13,7 @@ describe(decisionApiDocument.name, () => {
       'POST /v1/decisions',
       'POST /v1/decisions:batch',
       'POST /v1/leases/{id}:release',
+      'POST /v1/leases/{id}:extend',
       'GET /v1/policies',
       'GET /v1/policy-reloads',
       'GET /v1/policies/{name}/state',

@@ -3,6 +3,8 @@ import {
   BatchResponseSchema,
   DecisionBodySchema,
   DecisionRequestSchema,
+  LeaseExtendRequestSchema,
+  LeaseExtendSchema,
   LeaseReleaseSchema,
   OverrideItemSchema,
   OverrideListSchema,
@@ -121,6 +123,48 @@ const OPERATIONS: OperationSpec[] = [
       },
     },
     errorCodes: AUTH_CODES,
+  },
+  {
+    method: 'post',
+    path: '/v1/leases/{id}:extend',
+    operationId: 'extendLease',
+    summary: 'Keep a live concurrency lease for longer',
+    description:
+      'The lease then expires `ttl_ms` after now (Redis time), at most the shortest `lease_ttl` in ' +
+      'force among its windows, so a holder that stops extending frees its units within one lease ' +
+      'TTL. Call it again before `expires_at` to keep the units for long work. An extension never ' +
+      'shortens a lease and holds no new units; an expired or released lease is never extended (its ' +
+      'units may be someone else’s by then). Repeating a call is harmless. A tenant-scoped token ' +
+      'extends only leases of its tenants. Nothing goes on the ledger.',
+    access: 'decide',
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'The lease id, `s<shard>-<decision id>`.',
+        schema: { type: 'string' },
+      },
+    ],
+    requestBody: LeaseExtendRequestSchema,
+    requestBodyOptional: true,
+    responses: {
+      200: { description: 'The new expiry', schemas: [LeaseExtendSchema] },
+      400: {
+        description: 'Not a lease id, or a TTL above the lease’s `lease_ttl`',
+        errorCodes: ['lease.invalid_id', 'lease.ttl_too_long'],
+      },
+      404: { description: 'No such lease', errorCodes: ['lease.not_found'] },
+      409: {
+        description: 'The lease no longer holds its units, or its windows are no longer in force',
+        errorCodes: ['lease.expired', 'lease.released', 'lease.not_extendable'],
+      },
+      503: {
+        description: 'Redis failed; retry (before `expires_at`)',
+        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+      },
+    },
+    errorCodes: [...AUTH_CODES, ...JSON_BODY],
   },
   {
     method: 'get',

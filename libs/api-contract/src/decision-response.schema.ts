@@ -105,7 +105,7 @@ export const LeaseSchema = Type.Object(
   {
     id: Type.String({
       description:
-        'Lease id (`s<shard>-<decision id>`): give the units back with `POST /v1/leases/{id}:release`. A replay names the same lease.',
+        'Lease id (`s<shard>-<decision id>`): give the units back with `POST /v1/leases/{id}:release`, keep them longer with `POST /v1/leases/{id}:extend`. A replay names the same lease, with its expiry as first answered.',
     }),
     expires_at: Type.String({
       format: 'date-time',

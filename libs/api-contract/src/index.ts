@@ -44,7 +44,15 @@ export {
   type BatchResponseBody,
   type BatchRefusedItem,
 } from './batch-response.schema';
-export { LeaseReleaseSchema, type LeaseReleaseBody } from './lease.schema';
+export {
+  LeaseReleaseSchema,
+  LeaseExtendRequestSchema,
+  LeaseExtendSchema,
+  MAX_LEASE_TTL_MS,
+  type LeaseReleaseBody,
+  type LeaseExtendRequest,
+  type LeaseExtendBody,
+} from './lease.schema';
 export { ErrorBodySchema, FieldErrorSchema, type ErrorBody, type FieldError } from './error-body.schema';
 export {
   PolicyListSchema,

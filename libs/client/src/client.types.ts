@@ -14,6 +14,7 @@ import type {
   DenyReason,
   FieldError,
   Lease,
+  LeaseExtendBody,
   LeaseReleaseBody,
   Wire,
 } from '@tally/api-contract';
@@ -204,6 +205,21 @@ export type TallyLease = Wire<Lease>;
 export type TallyRelease =
   | (Wire<LeaseReleaseBody> & { readonly ok: true })
   | { readonly ok: false; readonly failure: TallyClientFailure };
+
+/**
+ * What `extend` did: the lease's new expiry (`expires_at`, `ttl_ms` from now, `max_ttl_ms` the most
+ * one extension may ask for), or, when Tally could not be reached, why (the lease keeps the expiry it
+ * had: retry before it).
+ */
+export type TallyExtension =
+  | (Wire<LeaseExtendBody> & { readonly ok: true })
+  | { readonly ok: false; readonly failure: TallyClientFailure };
+
+/** Options of `extend`: the TTL to ask for (default: the lease's `lease_ttl`) and the call's own. */
+export interface TallyExtendOptions extends Omit<TallyCallOptions, 'failMode'> {
+  /** The lease then expires this long after now; at most its `lease_ttl` (else `lease.ttl_too_long`). */
+  readonly ttlMs?: number;
+}
 
 /** What `withLease` did: ran the work under a lease (or a degraded allowance), or was refused. */
 export type TallyLeaseRun<T> =

@@ -20,6 +20,8 @@ export type {
   TallyDecisionCode,
   TallyDecisionRequest,
   TallyDenyReason,
+  TallyExtendOptions,
+  TallyExtension,
   TallyFailMode,
   TallyFieldError,
   TallyLease,

@@ -4,13 +4,15 @@ import type {
   TallyClientOptions,
   TallyDecision,
   TallyDecisionRequest,
+  TallyExtendOptions,
+  TallyExtension,
   TallyFailMode,
   TallyLeaseOptions,
   TallyLeaseRun,
   TallyRelease,
 } from './client.types';
 import { interpretBatchItem, interpretResponse, unreachableDecision } from './decision.mapper';
-import { interpretRelease } from './release.mapper';
+import { interpretExtension, interpretRelease } from './release.mapper';
 import { HttpTransport, TransportFailure, type RawResponse } from './http.transport';
 import { LocalFallback } from './local-fallback';
 import { TallyOverrides } from './tally-overrides';
@@ -104,6 +106,22 @@ export class TallyClient {
     const answer = await this.post(`v1/leases/${encodeURIComponent(leaseId)}:release`, {}, true, options);
     if (answer instanceof TransportFailure) return { ok: false, failure: answer.failure };
     return interpretRelease(answer.status, answer.body);
+  }
+
+  /**
+   * `POST /v1/leases/{id}:extend`: keeps a live lease's units for `ttlMs` more from now (default: the
+   * lease's `lease_ttl`, also the most it may ask). Call it before `expires_at`, e.g. every half TTL,
+   * to keep a slot through long work. Repeating an extension is harmless, so a call that lost its
+   * connection is retried once. A lease that expired or was released throws `TallyRequestError`
+   * (`lease.expired` / `lease.released`, 409): its units may be someone else's, stop or take a new
+   * lease. When Tally cannot be reached the answer is `{ok: false, failure}` and the lease keeps the
+   * expiry it had.
+   */
+  async extend(leaseId: string, options: TallyExtendOptions = {}): Promise<TallyExtension> {
+    const body = options.ttlMs === undefined ? {} : { ttl_ms: options.ttlMs };
+    const answer = await this.post(`v1/leases/${encodeURIComponent(leaseId)}:extend`, body, true, options);
+    if (answer instanceof TransportFailure) return { ok: false, failure: answer.failure };
+    return interpretExtension(answer.status, answer.body);
   }
 
   /**

@@ -23,6 +23,13 @@ import type { EngineOptions } from './engine.options';
 import { unpackWindowState } from './policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
 import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
+import {
+  callExtend,
+  defineExtend,
+  parseExtendReply,
+  type ExtendArgs,
+  type ExtendReply,
+} from './extend.script';
 
 export type StepResult<T> =
   | { ok: true; value: T }
@@ -70,6 +77,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   ) {
     defineDecide(redis);
     defineRelease(redis);
+    defineExtend(redis);
     // Connection errors surface through calls (breaker, fail modes) and health; without a listener
     // ioredis would also print every reconnect attempt as an unhandled error event.
     redis.on('error', (error: Error) => (this.lastError = error.message));
@@ -214,6 +222,16 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   ): Promise<StepResult<ReleaseReply>> {
     return this.step(this.nodeOfKey(keys.record), async () =>
       parseReleaseReply(await callRelease(this.redis, keys, leaseId, tenants, this.options.scriptNow?.())),
+    );
+  }
+
+  /**
+   * Runs extend.lua for one lease, as `release` runs release.lua (same deadline and node breaker, not
+   * durable-mode aware: an extension lost in a failover leaves the lease to its earlier expiry).
+   */
+  extendLease(record: string, args: ExtendArgs): Promise<StepResult<ExtendReply>> {
+    return this.step(this.nodeOfKey(record), async () =>
+      parseExtendReply(await callExtend(this.redis, record, args, this.options.scriptNow?.())),
     );
   }
 

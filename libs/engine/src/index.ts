@@ -3,6 +3,7 @@ export type { EngineModuleOptions } from './engine.module';
 export { DecisionService } from './decision.service';
 export { EngineService } from './engine.service';
 export { LeaseService, type LeaseRelease } from './lease.service';
+export type { LeaseExtension } from './lease-extension';
 export { DegradedLedger } from './degraded-ledger';
 export type { DegradedOutbox } from './degraded-ledger';
 export { DEFAULT_DEGRADED_LEDGER } from './degraded-ledger.options';

@@ -165,8 +165,8 @@ export function parseLeaseId(id: string): { shard: number; decisionId: string } 
 /**
  * The lease record, a string `tally:v1:{s<N>}:lease:<decision id>`: expiry (ms), units, when it was
  * released (or empty), the concurrency window keys it holds (tab-separated) and the release event's
- * payload, newline-separated (decide.lua writes it, release.lua reads it). It outlives its expiry by
- * one lease TTL, so a late release is told "expired", not 404.
+ * payload, newline-separated (decide.lua writes it, release.lua reads it, extend.lua moves its expiry).
+ * It outlives its expiry by one lease TTL, so a late release is told "expired", not 404.
  */
 export function leaseKey(shard: ShardKeys, decisionId: string): string {
   return `${shard.base}:lease:${decisionId}`;

@@ -1,15 +1,22 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { POLICY_SET_SOURCE } from './engine.constants';
+import type { PolicySetSource } from './engine.options';
 import { EngineService } from './engine.service';
 import { leaseKey, parseLeaseId, shardKeys } from './keys';
+import { interpretExtendReply, leaseTtlsInForce, refuse, type LeaseExtension } from './lease-extension';
 
 /**
- * Giving a lease back (`POST /v1/leases/{id}:release`). The id names the lease's shard and decision
+ * Giving a lease back (`POST /v1/leases/{id}:release`) or keeping it longer (`…:extend`). The id names the lease's shard and decision
  * (`parseLeaseId`), so the record is found with no lookup; release.lua returns the units to every
  * window the lease holds and appends a release event to the shard's outbox, in one step.
  *
  * Releasing twice is an idempotent no-op (`already_released`, nothing changes): a caller whose first
  * release timed out can simply retry. A lease released after its expiry is `expired`: its units came
  * back at expiry and nothing else happens.
+ *
+ * Extending moves a live lease's expiry to now + a TTL no longer than the shortest `lease_ttl` in
+ * force among its windows (extend.lua): a holder that stops extending frees its units within one
+ * lease TTL, as a fresh lease would. An expired or released lease is never extended (409).
  */
 export type LeaseRelease =
   | {
@@ -29,7 +36,10 @@ export type LeaseRelease =
 
 @Injectable()
 export class LeaseService {
-  constructor(private readonly engine: EngineService) {}
+  constructor(
+    private readonly engine: EngineService,
+    @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
+  ) {}
 
   /** `tenants`: the caller token's tenant allow-list, or null when it may act for every tenant. */
   async release(leaseId: string, tenants: readonly string[] | null): Promise<LeaseRelease> {
@@ -73,5 +83,25 @@ export class LeaseService {
       case 'already_released':
         return { ok: true, outcome: status, leaseId, expiresAtMs, releasedAtMs };
     }
+  }
+
+  /** `ttlMs`: the TTL asked for (1..MAX_LEASE_TTL_MS of @tally/api-contract, validated by the caller); undefined = the longest. */
+  async extend(
+    leaseId: string,
+    ttlMs: number | undefined,
+    tenants: readonly string[] | null,
+  ): Promise<LeaseExtension> {
+    const parsed = parseLeaseId(leaseId);
+    if (parsed === null)
+      return refuse(
+        400,
+        'lease.invalid_id',
+        'a lease id is s<shard>-<decision id>, as the decision answered it',
+      );
+    const record = leaseKey(shardKeys(parsed.shard), parsed.decisionId);
+    const ttlsInForce = leaseTtlsInForce(this.policies.current);
+    const step = await this.engine.extendLease(record, { leaseId, tenants, ttlMs, ttlsInForce });
+    if (!step.ok) return refuse(503, `backend.${step.failure.slice('backend_'.length)}`, step.failure);
+    return interpretExtendReply(leaseId, step.value);
   }
 }

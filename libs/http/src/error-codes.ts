@@ -132,11 +132,28 @@ export const ERROR_CODES = {
   'lease.invalid_id': {
     statuses: [400],
     meaning:
-      'not a lease id (`s<shard>-<decision id>`, as a decision answered it), or no `:release` after it',
+      'not a lease id (`s<shard>-<decision id>`, as a decision answered it), or no `:release` / `:extend` after it',
   },
   'lease.not_found': {
     statuses: [404],
     meaning: 'no such lease: never taken, or gone one lease TTL after its expiry',
+  },
+  'lease.expired': {
+    statuses: [409],
+    meaning: 'the lease expired before the extension; its units are no longer held (take a new lease)',
+  },
+  'lease.released': {
+    statuses: [409],
+    meaning: 'the lease was released before the extension; its units are no longer held',
+  },
+  'lease.ttl_too_long': {
+    statuses: [400],
+    meaning:
+      "`ttl_ms` is above the lease's `lease_ttl` (the shortest in force among its windows); nothing changes",
+  },
+  'lease.not_extendable': {
+    statuses: [409],
+    meaning: "none of the lease's windows is in the policy set in force; the lease ends at its expiry",
   },
   'quota.blocked': {
     statuses: [429],

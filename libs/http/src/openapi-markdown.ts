@@ -48,7 +48,7 @@ export function renderOpenApiMarkdown(doc: Json): string {
       if (body)
         lines.push(
           '',
-          `Request body: ${schemaName(((body.content as Json)['application/json'] as Json).schema as Json)}.`,
+          `Request body${body.required === false ? ' (optional)' : ''}: ${schemaName(((body.content as Json)['application/json'] as Json).schema as Json)}.`,
         );
       lines.push('', '| status | body | headers | meaning |', '|---|---|---|---|');
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {

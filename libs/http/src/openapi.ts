@@ -36,6 +36,8 @@ export interface OperationSpec {
   /** The query string's schema (@tally/api-contract): each property a query parameter, after `parameters`. */
   readonly query?: TObject;
   readonly requestBody?: TSchema;
+  /** The body may be left out (the operation then reads it as `{}`). Default: required. */
+  readonly requestBodyOptional?: boolean;
   /** Responses by status; error codes of other statuses go in `errorCodes`. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Error codes answered as a bare error body, grouped by their status. */
@@ -93,7 +95,10 @@ export function buildOpenApi(spec: OpenApiSpec): Json {
         parameters: [...(op.parameters ?? []), ...(op.query ? queryParameters(op.query, ref) : [])],
       }),
       ...(op.requestBody && {
-        requestBody: { required: true, content: { 'application/json': { schema: ref(op.requestBody) } } },
+        requestBody: {
+          required: op.requestBodyOptional !== true,
+          content: { 'application/json': { schema: ref(op.requestBody) } },
+        },
       }),
       responses,
     };
