@@ -11,7 +11,8 @@ import { ledgerTopicSpecs, TOPIC_PROVISIONER, type TopicProvisioner } from '@tal
 import { jitteredBackoffMs, sleep } from '@tally/redis';
 import { DenialRelay } from './denial-relay';
 import { KafkaPublisher } from './kafka-publisher';
-import { planOutboxBatch } from './outbox-batch';
+import { BatchPipeline } from './batch-pipeline';
+import { planOutboxBatch, type OutboxBatchPlan } from './outbox-batch';
 import { OutboxStreams } from './outbox-streams';
 import { RELAY_OPTIONS, RELAY_REDIS } from './outbox.constants';
 import { backloggedStreams, planReads } from './read-plan';
@@ -25,10 +26,10 @@ import type { StreamEntry } from './stream-entries';
  * Moves every shard's outbox stream to Kafka (DESIGN §4), batching as Kafka's own producer does: a
  * batch collects entries for `lingerMs` after its first one (or until `batchSize` entries wait), is
  * read in one XREADGROUP, produced in one sendBatch (idempotent producer, acks=all) and acknowledged
- * in one XACK + XDEL round trip. While a batch is produced and acknowledged the next one is
- * collected and read; it is produced only once the previous one is acknowledged, so at most one
- * sendBatch is in flight (the idempotent kafkajs producer keeps order only that way, see
- * KafkajsLedgerProducer) and acknowledgements follow produce order. Idle, the relay blocks in
+ * in one XACK + XDEL round trip. While a batch is produced the next one is collected and read; it
+ * is produced once the previous produce is confirmed (while that batch is acknowledged), so at most
+ * one sendBatch is in flight (the idempotent kafkajs producer keeps order only that way, see
+ * KafkajsLedgerProducer) and acknowledgements follow read order (BatchPipeline). Idle, the relay blocks in
  * XREADGROUP (single node), looks at the denial hashes with one EXISTS per `denialIntervalMs` and
  * at the pending lists with one XPENDING summary per stream per `claimIntervalMs`. Several relays
  * share the streams through the consumer group `tally-relay`: Redis hands each new entry to exactly
@@ -98,20 +99,20 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.logger.log(
       `relaying ${this.streamKeys.length} outbox streams as consumer ${this.options.consumerName}`,
     );
-    // The previous batch's produce + ack, running while the next batch is collected.
-    let inFlight: Promise<boolean> | undefined;
-    const settle = async (): Promise<boolean> => {
-      const done = inFlight === undefined || (await inFlight);
-      inFlight = undefined;
-      return done;
-    };
+    // Produce N+1 overlaps ack N, and both overlap collecting N+2 (see BatchPipeline).
+    const pipeline = new BatchPipeline();
+    const settle = (): Promise<boolean> => pipeline.settle();
     while (!this.lifecycle.stopping) {
       if (!(await this.housekeeping(settle))) break;
       const entries = await this.collect();
       if (entries === undefined || entries.length === 0) continue;
-      // One sendBatch at a time, in read order: the next produce waits for the previous ack.
-      if (!(await settle())) break;
-      inFlight = this.publish(entries);
+      const started = performance.now();
+      const plan = planOutboxBatch(entries);
+      const submitted = await pipeline.submit(
+        () => this.produce(plan),
+        () => this.acknowledge(plan, started),
+      );
+      if (!submitted) break;
     }
     await settle();
   }
@@ -200,28 +201,38 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * Side-effect order of one batch, and what a crash between the steps costs:
+   * Side-effect order of one batch (`produce` then `acknowledge`: here for re-claimed entries,
+   * through BatchPipeline in the main loop), and what a crash between the steps costs:
    * 1. XREADGROUP delivered the entries to this consumer: they are in its pending list. Dying now
    *    (while they linger or wait for the previous batch's produce) loses nothing: after
    *    `claimMinIdleMs` another relay's XAUTOCLAIM takes them over.
-   * 2. sendBatch, acks=all, idempotent producer, only once the previous batch is acknowledged. Until
-   *    Kafka confirms, nothing else happens to these entries (a Kafka outage keeps this step
+   * 2. sendBatch, acks=all, idempotent producer, once the previous batch's produce is confirmed.
+   *    Until Kafka confirms, nothing else happens to these entries (a Kafka outage keeps this step
    *    retrying: the outbox grows, nothing is trimmed or dropped). Dying mid-send: same as 1;
    *    whatever part reached Kafka is sent again, with the same event ids.
-   * 3. XACK + XDEL of every stream of the batch in one round trip, only after 2 confirmed. Dying
-   *    between 2 and 3 is the one duplicate: the entries are re-claimed and published a second time
-   *    with the same CloudEvents ids (decision ids), which the projector deduplicates. Kafka holds
-   *    them at least once, projections once. Dying mid-3: the acknowledged part is done, the rest as
-   *    between 2 and 3 (or only a pending-list id whose entry is gone, which the re-claim acknowledges).
-   * A relay killed with two batches read (one producing, one lingering) leaves both pending: at most
-   * two batches are published again. On shutdown past the grace period step 2 is abandoned: the
-   * entries stay pending (as in 1).
+   * 3. XACK + XDEL of every stream of the batch in one round trip, only after 2 confirmed and the
+   *    previous batch acknowledged (the next batch's step 2 runs meanwhile). Dying between 2 and 3
+   *    is the one duplicate: the entries are re-claimed and published a second time with the same
+   *    CloudEvents ids (decision ids), which the projector deduplicates. Kafka holds them at least
+   *    once, projections once. Dying mid-3: the acknowledged part is done, the rest as between 2 and
+   *    3 (or only a pending-list id whose entry is gone, which the re-claim acknowledges).
+   * A relay killed with three batches read (one acknowledging, one producing, one lingering) leaves
+   * them pending: at most the two already produced are published a second time. On shutdown past
+   * the grace period step 2 is abandoned: the entries stay pending (as in 1).
    */
   private async publish(entries: readonly StreamEntry[]): Promise<boolean> {
     const started = performance.now();
     const plan = planOutboxBatch(entries);
+    return (await this.produce(plan)) && this.acknowledge(plan, started);
+  }
+
+  private async produce(plan: OutboxBatchPlan): Promise<boolean> {
     if (!(await this.publisher.publish(plan.topicMessages))) return false;
     this.metrics.deadLettered.inc(plan.deadLettered);
+    return true;
+  }
+
+  private async acknowledge(plan: OutboxBatchPlan, started: number): Promise<boolean> {
     if (!(await this.lifecycle.retry('ack', () => this.streams.acknowledge(plan.acks)))) return false;
     this.metrics.batchSeconds.observe((performance.now() - started) / 1000);
     return true;

@@ -21,6 +21,12 @@ describe(planReads.name, () => {
     ]);
   });
 
+  it('every stream backlogged: the whole budget over them, not the half meant for hot streams', () => {
+    expect(planReads(streams, new Set(streams), 1000, { blockMs: 500, perKey: false })).toEqual([
+      { keys: streams, count: 250 },
+    ]);
+  });
+
   it('on Cluster: one non-blocking call per stream (one slot per call)', () => {
     expect(planReads(['s0', 's1'], new Set(['s1']), 100, { blockMs: 500, perKey: true })).toEqual([
       { keys: ['s1'], count: 50 },

@@ -35,8 +35,10 @@ export function planReads(
     return [{ keys: streams, count, ...(options.blockMs === undefined ? {} : { blockMs: options.blockMs }) }];
   }
   const cold = streams.filter((s) => !hot.has(s));
+  // Every stream hot (a backlog spread over all shards): the whole budget, not half of it.
+  const hotBudget = cold.length === 0 ? budget : budget / 2;
   const groups = [
-    { keys: hotKeys, count: share(hotKeys.length, budget / 2) },
+    { keys: hotKeys, count: share(hotKeys.length, hotBudget) },
     { keys: cold, count: share(cold.length, budget / 2) },
   ].filter((g) => g.keys.length > 0);
   if (options.perKey) return groups.flatMap((g) => g.keys.map((key) => ({ keys: [key], count: g.count })));
