@@ -22,7 +22,7 @@ export interface RelayOptions {
   /**
    * How long a batch collects entries after its first one before it is read and produced (Kafka's
    * `linger.ms`): fewer, larger produce requests for at most this much extra latency. 0 = produce
-   * whatever one read returns. Default 50 ms (docs/benchmarks.md, "Relay batching").
+   * whatever one read returns. Default 50 ms (docs/benchmarks.md, "Relay at a steady rate").
    */
   readonly lingerMs?: number;
   /** Record batch compression: `gzip` (built into kafkajs) or `none`. Default `none` (measured cheaper). */
