@@ -448,6 +448,70 @@ describe(OutboxRelay.name, () => {
     await engine.close();
   });
 
+  it('lingers: decisions arriving together leave in one produce request, not one per read', async () => {
+    // given: an idle relay (blocked in XREADGROUP) that lingers 1 s after a batch's first entry
+    const tenants = `${run}-linger`;
+    const sut = await startRelay(url, { lingerMs: 1_000 });
+    const engine = decider(url, [policy(uniqueName('pl'), 1_000_000)]);
+    await eventually(
+      () => metric(sut, 'tally_relay_produce_requests_total'),
+      (n) => n === 0,
+      POLL,
+    );
+
+    // when: 40 decisions of 8 tenants (several shards) arrive, one after another
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      ids.push(
+        (await engine.decide({ selectors: { tenant: `${tenants}-${i % 8}`, principal: 'p' }, cost: 1 }))
+          .decision_id,
+      );
+    }
+
+    // then: all of them are published, in at most two requests (a machine slow enough to spread
+    // the 40 writes over more than the linger closes a first batch early), never one per decision
+    await eventually(
+      () => collector.ids(TOPICS.usage, tenants).length,
+      (n) => n >= 40,
+      POLL,
+    );
+    expect(new Set(collector.ids(TOPICS.usage, tenants))).toEqual(new Set(ids));
+    const requests = await metric(sut, 'tally_relay_produce_requests_total');
+    expect(requests).toBeGreaterThanOrEqual(1);
+    expect(requests).toBeLessThanOrEqual(2);
+    await eventually(outboxLength, (n) => n === 0, POLL);
+    await stopRelay(sut);
+    await engine.close();
+  });
+
+  it('costs Redis nothing per shard while idle: no XAUTOCLAIM, no denial lease, no HSCAN', async () => {
+    // given: a relay with nothing to do (empty outbox, no denials), claim and drain intervals short
+    const sut = await startRelay(url, { claimIntervalMs: 100, denialIntervalMs: 100 });
+    await eventually(outboxLength, (n) => n === 0, POLL);
+    await redis.config('RESETSTAT');
+
+    // when: it idles for ten of each interval
+    const commands = async (): Promise<Record<string, number>> => {
+      const info = await redis.info('commandstats');
+      return Object.fromEntries(
+        [...info.matchAll(/cmdstat_([a-z|_-]+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
+      );
+    };
+    const seen = await eventually(
+      commands,
+      (c) => (c.xpending ?? 0) >= 10 * SHARDS && (c.exists ?? 0) >= 10,
+      POLL,
+    );
+
+    // then: it only asked (XPENDING summaries, one EXISTS over the denial hashes): nothing was
+    // claimed, no lease taken or renewed, no hash scanned
+    expect(seen.xautoclaim ?? 0).toBe(0);
+    expect(seen.set ?? 0).toBe(0);
+    expect(seen.pexpire ?? 0).toBe(0);
+    expect(seen.hscan ?? 0).toBe(0);
+    await stopRelay(sut);
+  });
+
   it('publishes a release as one tally.lease.v1 event, and usage counts the acquisition only', async () => {
     // given: a lease taken under a concurrency window, released twice (the second is a no-op)
     const tenant = `${run}-lease`;

@@ -22,6 +22,9 @@ export class RelayModule {
           topicPartitions: config.topicPartitions,
           topicReplication: config.topicReplication,
           claimMinIdleMs: config.relayClaimIdleMs,
+          lingerMs: config.relayLingerMs,
+          batchSize: config.relayBatchSize,
+          compression: config.relayCompression,
         }),
       ],
     };

@@ -18,7 +18,7 @@ export { planTopics } from './topic-plan';
 export type { ExistingTopic, TopicPlan } from './topic-plan';
 export { jsonLineLogSink } from './ledger-log';
 export type { LedgerLogEntry, LedgerLogLevel, LedgerLogSink } from './ledger-log';
-export type { LedgerMessage, LedgerProducer, TopicMessages } from './ledger-producer.port';
+export type { LedgerMessage, LedgerProducer, SendOptions, TopicMessages } from './ledger-producer.port';
 export type {
   Assignment,
   BatchContext,

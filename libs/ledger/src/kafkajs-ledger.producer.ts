@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kafka, Message, Partitioners, Producer, type ICustomPartitioner } from 'kafkajs';
-import type { LedgerMessage, LedgerProducer, TopicMessages } from './ledger-producer.port';
+import { CompressionTypes, Kafka, Message, Partitioners, Producer, type ICustomPartitioner } from 'kafkajs';
+import type { LedgerMessage, LedgerProducer, SendOptions, TopicMessages } from './ledger-producer.port';
 import { PartitionReceipts } from './partition-receipts';
 
 const ACKS_ALL = -1;
@@ -14,7 +14,11 @@ export class KafkajsLedgerProducer implements LedgerProducer {
   constructor(kafka: Kafka) {
     this.producer = kafka.producer({
       // Idempotence lets the broker drop the duplicates that retries create; one request in
-      // flight keeps per-partition order even when a request is retried.
+      // flight keeps per-partition order even when a request is retried. kafkajs 2.2.4 enforces that
+      // for an idempotent producer whatever this says: its EOS manager holds a per-broker lock from
+      // assigning a request's sequence numbers until the broker answers (sendMessages.js), so
+      // concurrent sendBatch calls queue, and one that fails rolls its sequences back for the next
+      // caller, reordering the two. The relay therefore never has two sendBatch calls in flight.
       idempotent: true,
       maxInFlightRequests: 1,
       // Topics are provisioned explicitly: a misspelt topic must fail, not appear.
@@ -37,7 +41,7 @@ export class KafkajsLedgerProducer implements LedgerProducer {
     await this.sendBatch([{ topic, messages }]);
   }
 
-  async sendBatch(topicMessages: readonly TopicMessages[]): Promise<void> {
+  async sendBatch(topicMessages: readonly TopicMessages[], options: SendOptions = {}): Promise<void> {
     const nonEmpty = topicMessages.filter((t) => t.messages.length > 0);
     if (nonEmpty.length === 0) return;
     await this.connect();
@@ -45,6 +49,7 @@ export class KafkajsLedgerProducer implements LedgerProducer {
     const acknowledged = await this.receipts.run(receipts, () =>
       this.producer.sendBatch({
         acks: ACKS_ALL,
+        compression: options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
         topicMessages: nonEmpty.map((t) => ({ topic: t.topic, messages: t.messages.map(toKafkajs) })),
       }),
     );

@@ -10,6 +10,11 @@ export interface TopicMessages {
   readonly messages: readonly LedgerMessage[];
 }
 
+/** How one sendBatch is written: `gzip` compresses each record batch (kafkajs's built-in codec). */
+export interface SendOptions {
+  readonly compression?: 'none' | 'gzip';
+}
+
 /**
  * Writes to the ledger. Resolves only once every replica in sync has the messages (acks=all) and
  * with the idempotent producer, so a retried send never duplicates or reorders within a partition.
@@ -19,6 +24,6 @@ export interface TopicMessages {
 export interface LedgerProducer {
   connect(): Promise<void>;
   send(topic: string, messages: readonly LedgerMessage[]): Promise<void>;
-  sendBatch(topicMessages: readonly TopicMessages[]): Promise<void>;
+  sendBatch(topicMessages: readonly TopicMessages[], options?: SendOptions): Promise<void>;
   disconnect(): Promise<void>;
 }

@@ -1,12 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { planDenialDrain } from './denial-drain';
 import { DenialStore } from './denial-store';
 import { KafkaPublisher } from './kafka-publisher';
 import { OutboxStreams } from './outbox-streams';
-import { RELAY_OPTIONS } from './outbox.constants';
 import { RelayLifecycle } from './relay-lifecycle';
 import { RelayMetrics } from './relay.metrics';
-import type { ResolvedRelayOptions } from './relay.options';
 
 /** Turns the closed seconds of every leased shard's denial hash into coalesced decision events. */
 @Injectable()
@@ -14,7 +12,6 @@ export class DenialRelay {
   private readonly leased = new Set<number>();
 
   constructor(
-    @Inject(RELAY_OPTIONS) private readonly options: ResolvedRelayOptions,
     private readonly store: DenialStore,
     private readonly streams: OutboxStreams,
     private readonly publisher: KafkaPublisher,
@@ -22,11 +19,29 @@ export class DenialRelay {
     private readonly metrics: RelayMetrics,
   ) {}
 
-  /** One pass over every shard; a Redis error ends the pass (the next one retries). */
-  async drain(): Promise<void> {
+  /**
+   * The shards that have denials to drain (one EXISTS on a single node when there are none: an idle
+   * relay costs nothing here). A Redis error is counted and thrown (the next pass asks again).
+   */
+  async pending(): Promise<number[]> {
+    try {
+      return await this.store.shardsWithDenials();
+    } catch (error) {
+      this.metrics.errors.inc({ stage: 'denials' });
+      throw error;
+    }
+  }
+
+  /**
+   * One pass over `shards` (from `pending`); a Redis error ends the pass (the next one retries).
+   * A shard's lease is taken only when it has denials, so with none no lease is renewed and another
+   * relay may take it next time: leases save duplicate work, event ids prevent double counting.
+   */
+  async drain(shards: readonly number[]): Promise<void> {
     try {
       const nowSecond = Math.floor((await this.streams.timeMs()) / 1000);
-      for (let shard = 0; shard < this.options.shards && !this.lifecycle.stopping; shard++) {
+      for (const shard of shards) {
+        if (this.lifecycle.stopping) return;
         if (!(await this.store.acquire(shard))) {
           this.leased.delete(shard);
           continue;

@@ -37,6 +37,30 @@ export class DenialStore {
       await this.redis.commands.del(key);
   }
 
+  /**
+   * The shards whose denial hash exists: the decision script creates it with the first denial of a
+   * second (HINCRBY) and the drain's last HDEL removes it, so an empty answer means nothing to drain.
+   * On a single node one multi-key EXISTS answers the common case (none) in one command.
+   */
+  async shardsWithDenials(): Promise<number[]> {
+    const shards = Array.from({ length: this.options.shards }, (_, shard) => shard);
+    const keys = shards.map((shard) => shardKeys(shard).denials);
+    const { commands, cluster } = this.redis;
+    let exists: number[];
+    if (cluster) {
+      exists = await Promise.all(keys.map((key) => commands.exists(key)));
+    } else {
+      if ((await commands.exists(...keys)) === 0) return [];
+      const pipeline = commands.pipeline();
+      for (const key of keys) pipeline.exists(key);
+      exists = ((await pipeline.exec()) ?? []).map(([error, n]) => {
+        if (error) throw error;
+        return Number(n);
+      });
+    }
+    return shards.filter((_, i) => exists[i] === 1);
+  }
+
   /** Every field of the hash (HSCAN: a flood of distinct denied keys never blocks Redis). */
   async read(shard: number): Promise<Record<string, string>> {
     const key = shardKeys(shard).denials;

@@ -20,6 +20,8 @@ export class KafkaPublisher {
   ) {}
 
   /**
+   * Never called while another call is in flight (see KafkajsLedgerProducer: a second concurrent
+   * sendBatch would only queue behind the first, and could overtake it on a retry).
    * Resolves `true` once Kafka confirmed every message; `false` only when shutting down before that.
    * A Kafka outage keeps it retrying (the caller holds its entries unacknowledged meanwhile, so the
    * outbox grows instead of losing anything).
@@ -28,12 +30,13 @@ export class KafkaPublisher {
     for (const chunk of chunkTopicMessages(topicMessages, this.options.maxBatchBytes)) {
       const sent = await this.lifecycle.retry(
         'produce',
-        () => this.producer.sendBatch(chunk),
+        () => this.producer.sendBatch(chunk, { compression: this.options.compression }),
         (error) => (this.failure = error.message),
       );
       if (!sent) return false;
       this.failure = undefined;
       this.lastSuccess = performance.now();
+      this.metrics.produceRequests.inc();
       for (const { topic, messages } of chunk) this.metrics.published.inc({ topic }, messages.length);
     }
     return true;

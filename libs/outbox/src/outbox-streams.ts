@@ -86,23 +86,62 @@ export class OutboxStreams {
   }
 
   /**
-   * XACK then XDEL, one pipeline per stream. Acknowledged first: an entry deleted but still pending
-   * would only be an empty id in the pending list, but an entry acknowledged and not deleted is
-   * harmless too (it is never delivered again; the next XDEL or nothing removes it), so the order is
+   * XACK then XDEL of every stream of a batch in one round trip: one pipeline on a single node; on
+   * Cluster (a pipeline may only name one node's slots, and ioredis checks it per slot) one pipeline
+   * per stream, all sent at once, so the batch still waits one round trip. Acknowledged first: an
+   * entry deleted but still pending would only be an empty id in the pending list, and an entry
+   * acknowledged and not deleted is harmless too (it is never delivered again), so the order is
    * about tidiness, not safety. Deleting is what keeps the outbox from growing.
    */
   async acknowledge(acks: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    const groups = this.redis.cluster ? [...acks].map((a) => [a]) : [[...acks]];
     await Promise.all(
-      [...acks].map(async ([stream, ids]) => {
-        const results = await this.redis.commands
-          .pipeline()
-          .xack(stream, RELAY_GROUP, ...ids)
-          .xdel(stream, ...ids)
-          .exec();
-        const failed = results?.find(([error]) => error !== null);
+      groups.map(async (streams) => {
+        const pipeline = this.redis.commands.pipeline();
+        for (const [stream, ids] of streams) pipeline.xack(stream, RELAY_GROUP, ...ids).xdel(stream, ...ids);
+        const failed = (await pipeline.exec())?.find(([error]) => error !== null);
         if (failed) throw failed[0] as Error;
       }),
     );
+  }
+
+  /**
+   * The streams that may hold orphaned entries: those whose oldest pending entry was appended at
+   * least `minIdleMs` ago (Redis clock). An entry's idle time counts from its last delivery, which is
+   * never before its append, so a stream left out here has nothing XAUTOCLAIM would take, and a healthy
+   * relay's streams (everything pending is fresh) cost one XPENDING summary each instead of a claim.
+   */
+  async orphanCandidates(streams: readonly string[], minIdleMs: number): Promise<string[]> {
+    const summaries = await this.each(streams, (key) => ['XPENDING', key, RELAY_GROUP]);
+    const now = await this.timeMs();
+    return streams.filter((_, i) => {
+      const summary = summaries[i] as [number, string | null] | undefined;
+      return summary !== undefined && Number(summary[0]) > 0 && summary[1] !== null
+        ? now - streamIdMs(summary[1]) >= minIdleMs
+        : false;
+    });
+  }
+
+  /**
+   * One command per key, in one round trip (a pipeline on a single node, concurrent commands on
+   * Cluster). A stream without the group yet (NOGROUP) answers undefined; any other error throws.
+   */
+  async each(keys: readonly string[], command: (key: string) => [string, ...string[]]): Promise<unknown[]> {
+    if (this.redis.cluster) {
+      return Promise.all(
+        keys.map((key) => {
+          const [name, ...args] = command(key);
+          return this.redis.commands.call(name, ...args).catch(noGroup);
+        }),
+      );
+    }
+    const pipeline = this.redis.commands.pipeline();
+    for (const key of keys) {
+      const [name, ...args] = command(key);
+      pipeline.call(name, ...args);
+    }
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, reply]) => (error === null ? reply : noGroup(error)));
   }
 
   /** The Redis clock, epoch ms: the same clock the decision script stamps entries with. */
@@ -138,4 +177,9 @@ export class OutboxStreams {
       oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, now - oldest) : 0,
     };
   }
+}
+
+function noGroup(error: unknown): undefined {
+  if (error instanceof Error && error.message.startsWith('NOGROUP')) return undefined;
+  throw error;
 }

@@ -10,10 +10,20 @@ describe(planReads.name, () => {
     ]);
   });
 
+  it('idle on one node without blockMs (the read after a linger): one call that answers at once', () => {
+    expect(planReads(streams, new Set(), 100, { perKey: false })).toEqual([{ keys: streams, count: 25 }]);
+  });
+
   it('backlogged: half the budget to hot streams, half to the rest, no blocking', () => {
     expect(planReads(streams, new Set(['s2']), 1000, { blockMs: 500, perKey: false })).toEqual([
       { keys: ['s2'], count: 500 },
       { keys: ['s0', 's1', 's3'], count: 167 },
+    ]);
+  });
+
+  it('every stream backlogged: the whole budget over them, not the half meant for hot streams', () => {
+    expect(planReads(streams, new Set(streams), 1000, { blockMs: 500, perKey: false })).toEqual([
+      { keys: streams, count: 250 },
     ]);
   });
 

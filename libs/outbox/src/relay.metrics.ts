@@ -20,6 +20,7 @@ const STATS_CACHE_MS = 1000;
 @Injectable()
 export class RelayMetrics {
   readonly published: Counter<'topic'>;
+  readonly produceRequests: Counter;
   readonly errors: Counter<'stage'>;
   readonly reclaimed: Counter;
   readonly deadLettered: Counter;
@@ -45,6 +46,11 @@ export class RelayMetrics {
       name: 'tally_relay_events_published_total',
       help: 'Events Kafka confirmed (acks=all), by topic',
       labelNames: ['topic'],
+      registers,
+    });
+    this.produceRequests = new Counter({
+      name: 'tally_relay_produce_requests_total',
+      help: 'sendBatch calls Kafka confirmed (one produce request per broker); published / this = records per request',
       registers,
     });
     this.errors = new Counter({

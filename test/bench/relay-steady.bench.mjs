@@ -1,0 +1,324 @@
+// The relay at a steady rate: what the ledger (relay + Kafka broker + the Redis work the relay causes)
+// costs per decision, compared between builds or settings in the same run, alternating, on a PRIVATE
+// Redis + Kafka (docker/local/stack.sh, stopped at the end). A figure, not a timed test.
+//
+// Per round and per variant (the order alternates between rounds):
+//   1. decide.lua runs at BENCH_RELAY_RATE decisions/s (pipelined EVALSHA from this process, the
+//      arguments the decision API would send, 1000 tenants over 64 shards); after BENCH_RELAY_WARMUP s,
+//      CPU from /proc of the relay, the broker and redis-server over BENCH_RELAY_SECONDS; then, the
+//      outbox drained and 10 s later, the relay's idle CPU over BENCH_RELAY_IDLE seconds (ms per s);
+//   2. a baseline without any relay, same rate (this process's scripts in Redis, the broker serving
+//      the latency consumer), is subtracted from Redis and the broker: what remains is the ledger's.
+// Latency: decision (the event's Redis `time`) → the broker's append time of its record (the topics'
+// timestamps are set to LogAppendTime on this private stack).
+// Records per produce request: tally_relay_events_published_total / tally_relay_produce_requests_total
+// from the relay's /metrics (a build without the second series prints n/a).
+//
+// Settings (env): BENCH_RELAY_VARIANTS (`name=dist[,VAR=value…];…`, dist relative to the checkout;
+// default `new=dist`), BENCH_RELAY_RATE (2000), BENCH_RELAY_SECONDS (20), BENCH_RELAY_WARMUP (8),
+// BENCH_RELAY_IDLE (10), BENCH_RELAY_ROUNDS (3), BENCH_STACK_* (ports, see lib/stack.mjs),
+// BENCH_APP_NODE_ARGS (node flags of the relay, e.g. --cpu-prof).
+// Run: npm run build && node test/bench/relay-steady.bench.mjs
+import { readFileSync } from 'node:fs';
+import kafkajs from 'kafkajs';
+import { join } from 'node:path';
+import { decideLua, hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
+import { decideArgs } from './lib/decide-args.mjs';
+import { kafkaOf } from './lib/kafka-raw.mjs';
+import { appEnv } from './lib/ledger-apps.mjs';
+import { latencySummary, round } from './lib/load.mjs';
+import { outboxDepth } from './lib/outbox-fill.mjs';
+import { freePort, startProcess, waitFor } from './lib/processes.mjs';
+import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
+import { startStack } from './lib/stack.mjs';
+
+const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
+const settings = {
+  rate: int('BENCH_RELAY_RATE', 2000),
+  seconds: int('BENCH_RELAY_SECONDS', 20),
+  warmup: int('BENCH_RELAY_WARMUP', 8),
+  idleSeconds: int('BENCH_RELAY_IDLE', 10),
+  rounds: int('BENCH_RELAY_ROUNDS', 3),
+  tenants: 1000,
+  shards: 64,
+  partitions: 12,
+};
+const variants = (process.env.BENCH_RELAY_VARIANTS ?? 'new=dist').split(';').map((spec) => {
+  const [name, rest] =
+    spec.split('=', 2).length === 2
+      ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)]
+      : [spec, 'dist'];
+  const [dist, ...vars] = rest.split(',');
+  return {
+    name,
+    main: join(ROOT, dist, 'apps/relay/src/main.js'),
+    env: Object.fromEntries(vars.map((v) => v.split('='))),
+  };
+});
+const log = (line) => process.stdout.write(`[relay-steady] ${line}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const TOPICS = ['tally.usage.v1', 'tally.decision.v2'];
+const { ConfigResourceTypes } = kafkajs;
+
+/** decide.lua at `rate` per second until stopped; `done()` counts the decisions answered. */
+function steadyLoad(redis, engine, sha, rate) {
+  let sent = 0;
+  let answered = 0;
+  let stopped = false;
+  const started = performance.now();
+  const loop = (async () => {
+    while (!stopped) {
+      const due = Math.floor(((performance.now() - started) / 1000) * rate) - sent;
+      if (due > 0) {
+        const pipeline = redis.pipeline();
+        for (let i = 0; i < due; i++) {
+          const n = sent + i;
+          pipeline.evalsha(
+            sha,
+            ...decideArgs(engine, {
+              tenant: `t${n % settings.tenants}`,
+              principal: `p${n % 97}`,
+              shards: settings.shards,
+            }),
+          );
+        }
+        sent += due;
+        void pipeline.exec().then((replies) => {
+          for (const [error] of replies) if (!error) answered++;
+        });
+      }
+      await sleep(5);
+    }
+  })();
+  return {
+    answered: () => answered,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** Every event of the ledger topics from now on, its decision → consumer latency (ms). */
+async function latencyConsumer(kafka) {
+  const consumer = kafka.consumer({ groupId: `relay-steady-${process.pid}`, maxWaitTimeMs: 100 });
+  let latencies = [];
+  let seen = new Set();
+  await consumer.connect();
+  await consumer.subscribe({ topics: TOPICS, fromBeginning: false });
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      for (const message of batch.messages) {
+        const event = JSON.parse(String(message.value));
+        if (seen.has(event.id) || typeof event.time !== 'string') continue;
+        seen.add(event.id);
+        // The broker's append time (LogAppendTime, see main): this consumer's own lag does not count.
+        latencies.push(Number(message.timestamp) - Date.parse(event.time));
+      }
+    },
+  });
+  return {
+    take() {
+      const taken = latencies;
+      latencies = [];
+      seen = new Set();
+      return taken;
+    },
+    stop: () => consumer.disconnect(),
+  };
+}
+
+async function metricSum(port, name) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let sum;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+async function redisPid(redis) {
+  return Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+}
+
+/** CPU ms of each pid over the window in which `during` runs. */
+async function cpuOver(pids, during) {
+  const before = pids.map((pid) => cpuSnapshot([pid]));
+  const result = await during();
+  const after = pids.map((pid) => cpuSnapshot([pid]));
+  return { cpu: pids.map((_, i) => cpuSpentMs(before[i], after[i])), result };
+}
+
+async function measureLoad(ctx, relayPort, relayPid) {
+  const { redis, engine, sha, brokerPid, redisServerPid, consumer } = ctx;
+  const load = steadyLoad(redis, engine, sha, settings.rate);
+  await sleep(settings.warmup * 1000);
+  consumer.take();
+  const metricsBefore = relayPort ? await readRelayMetrics(relayPort) : undefined;
+  const pids = [brokerPid, redisServerPid, ...(relayPid ? [relayPid] : [])];
+  const { cpu, result: decisions } = await cpuOver(pids, async () => {
+    const from = load.answered();
+    await sleep(settings.seconds * 1000);
+    return load.answered() - from;
+  });
+  const metricsAfter = relayPort ? await readRelayMetrics(relayPort) : undefined;
+  const latencies = consumer.take();
+  await load.stop();
+  const requests =
+    metricsAfter?.requests === undefined ? undefined : metricsAfter.requests - metricsBefore.requests;
+  return {
+    decisions,
+    brokerMs: cpu[0],
+    redisMs: cpu[1],
+    relayMs: cpu[2],
+    recordsPerRequest: requests
+      ? round((metricsAfter.published - metricsBefore.published) / requests, 1)
+      : null,
+    latency: latencySummary(latencies),
+  };
+}
+
+async function readRelayMetrics(port) {
+  return {
+    published: await metricSum(port, 'tally_relay_events_published_total'),
+    requests: await metricSum(port, 'tally_relay_produce_requests_total'),
+  };
+}
+
+async function runVariant(ctx, variant, stack) {
+  const port = await freePort();
+  const env = { ...appEnv(stack, settings), TALLY_RELAY_PORT: String(port), ...variant.env };
+  const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const relay = startProcess(`relay-${variant.name}`, process.execPath, [...nodeArgs, variant.main], env);
+  try {
+    await waitFor(
+      'relay',
+      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500,
+      60_000,
+    );
+    await waitFor(
+      'relay drained',
+      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
+      120_000,
+    );
+    const figures = await measureLoad(ctx, port, relay.pid);
+    await waitFor(
+      'relay drained',
+      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
+      120_000,
+    );
+    // Idle after traffic, once the last batch's garbage is collected (not the boot's tail).
+    await sleep(10_000);
+    const idle = await cpuOver([relay.pid], () => sleep(settings.idleSeconds * 1000));
+    return { ...figures, idleMsPerS: round(idle.cpu[0] / settings.idleSeconds, 2) };
+  } finally {
+    const exit = await relay.stop(20_000);
+    if (exit.code !== 0) log(`relay ${variant.name} exited with ${JSON.stringify(exit)}\n${relay.output()}`);
+  }
+}
+
+async function baseline(ctx) {
+  const figures = await measureLoad(ctx);
+  // The outbox the baseline filled (no relay read it): deleted, groups with it; a relay recreates them.
+  const pipeline = ctx.redis.pipeline();
+  for (const keys of ctx.engine.allShardKeys(settings.shards)) pipeline.del(keys.outbox);
+  await pipeline.exec();
+  return figures;
+}
+
+const median = (values) => {
+  const sorted = values
+    .filter((v) => v !== null && v !== undefined && Number.isFinite(v))
+    .sort((a, b) => a - b);
+  return sorted.length === 0 ? null : sorted[Math.floor((sorted.length - 1) / 2)];
+};
+
+async function main() {
+  const engine = loadEngine();
+  const ledgerLib = loadBuilt('libs/ledger/src/index.js');
+  const stack = await startStack(log);
+  const redis = hotPathRedis(stack.redisUrl);
+  const kafka = kafkaOf(stack.brokers);
+  const admin = kafka.admin();
+  let consumer;
+  try {
+    await waitFor('Redis', () => redis.status === 'ready', 10_000);
+    const ledger = ledgerLib.createLedger({
+      brokers: stack.brokers.split(','),
+      clientId: 'relay-steady',
+      logLevel: 'nothing',
+    });
+    await ledger.provisioner.ensureTopics(
+      ledgerLib.ledgerTopicSpecs({ partitions: settings.partitions, replicationFactor: 1 }),
+    );
+    // The record timestamp becomes the broker's append time: latency = append − decision (Redis time).
+    await admin.connect();
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: TOPICS.map((name) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name,
+        configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
+      })),
+    });
+    await admin.disconnect();
+    await ledger.close();
+    consumer = await latencyConsumer(kafka);
+    const ctx = {
+      redis,
+      engine,
+      sha: await redis.script('LOAD', decideLua()),
+      brokerPid: Number(readFileSync(join(stack.dir, 'kafka.pid'), 'utf8').trim()),
+      redisServerPid: await redisPid(redis),
+      consumer,
+    };
+    log(
+      `settings ${JSON.stringify(settings)}; variants ${variants.map((v) => `${v.name} ${JSON.stringify(v.env)}`).join(' | ')}`,
+    );
+    // A cold broker costs about twice as much per record for its first half-minute: warm it first.
+    await runVariant(ctx, variants[0], stack).then((f) =>
+      log(`warm-up run (${variants[0].name}): ${JSON.stringify(f)}`),
+    );
+    const rows = Object.fromEntries(variants.map((v) => [v.name, []]));
+    for (let r = 0; r < settings.rounds; r++) {
+      const base = await baseline(ctx);
+      log(`round ${r + 1} baseline: ${JSON.stringify(base)}`);
+      const order = r % 2 === 0 ? variants : [...variants].reverse();
+      for (const variant of order) {
+        const f = await runVariant(ctx, variant, stack);
+        const us = (ms) => round((ms * 1000) / f.decisions, 1);
+        const row = {
+          relayUs: us(f.relayMs),
+          brokerUs: us(f.brokerMs - (base.brokerMs * f.decisions) / base.decisions),
+          redisUs: us(f.redisMs - (base.redisMs * f.decisions) / base.decisions),
+          recordsPerRequest: f.recordsPerRequest,
+          p50: f.latency.p50,
+          p99: f.latency.p99,
+          idleMsPerS: f.idleMsPerS,
+          ratePerS: round(f.decisions / settings.seconds),
+        };
+        row.ledgerUs = round(row.relayUs + row.brokerUs + row.redisUs, 1);
+        rows[variant.name].push(row);
+        log(`round ${r + 1} ${variant.name}: ${JSON.stringify(row)}`);
+      }
+    }
+    log(
+      `median of ${settings.rounds} rounds at ${settings.rate} decisions/s (µs CPU per decision; latency ms):`,
+    );
+    log('variant | ledger µs | relay | broker | redis | records/request | p50 ms | p99 ms | idle ms/s');
+    for (const [name, list] of Object.entries(rows)) {
+      const m = (k) => median(list.map((row) => row[k]));
+      log(
+        `${name} | ${m('ledgerUs')} | ${m('relayUs')} | ${m('brokerUs')} | ${m('redisUs')} | ${m('recordsPerRequest') ?? 'n/a'} | ${m('p50')} | ${m('p99')} | ${m('idleMsPerS')}`,
+      );
+    }
+  } finally {
+    await consumer?.stop().catch(() => undefined);
+    redis.disconnect();
+    await stack.down();
+  }
+}
+
+await main();
+process.exit(0);
