@@ -7,7 +7,7 @@ import { registerHotRoutes } from './hot-routes';
 /**
  * The hot path: `POST /v1/decisions` and `POST /v1/decisions:batch`.
  *
- * A deliberate deviation from "controllers" (see the README): this controller declares no Nest
+ * A deliberate deviation from "controllers" (see docs/deviations.md): this controller declares no Nest
  * route; at bootstrap it registers the two routes on the Fastify instance directly (hot-routes.ts).
  * Nest's per-request pipeline — guard, interceptors, pipes, the exception zone — cost ≈ 14 % of the
  * API's throughput in the benchmark, and class-validator ≈ 46 µs a request, against a target of

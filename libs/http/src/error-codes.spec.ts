@@ -3,14 +3,14 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, isErrorCode } from './error-codes';
 
-const README = resolve(__dirname, '../../../README.md');
+const DOC = resolve(__dirname, '../../../docs/decision-api.md');
 
-/** The rows between the README's error-code markers, as `code | statuses | meaning`. */
-function readmeRows(): string[] {
-  const text = readFileSync(README, 'utf8');
+/** The rows between the error-code markers of docs/decision-api.md, as `code | statuses | meaning`. */
+function docRows(): string[] {
+  const text = readFileSync(DOC, 'utf8');
   const start = text.indexOf('<!-- error-codes:start -->');
   const end = text.indexOf('<!-- error-codes:end -->');
-  if (start < 0 || end < start) throw new Error('README has no error-codes markers');
+  if (start < 0 || end < start) throw new Error('docs/decision-api.md has no error-codes markers');
   return text
     .slice(start, end)
     .split('\n')
@@ -24,7 +24,7 @@ function readmeRows(): string[] {
     );
 }
 
-/** The rows the README must show, from the vocabulary itself. */
+/** The rows the doc must show, from the vocabulary itself. */
 function vocabularyRows(): string[] {
   return Object.entries(ERROR_CODES).map(
     ([code, { statuses, meaning }]) => `${code} | ${statuses.join(', ')} | ${meaning}`,
@@ -32,9 +32,9 @@ function vocabularyRows(): string[] {
 }
 
 describe('ERROR_CODES', () => {
-  it('is the table the README shows, row for row', () => {
-    // A failure prints the rows the README should have: paste them between the markers.
-    expect(readmeRows()).toEqual(vocabularyRows());
+  it('is the table docs/decision-api.md shows, row for row', () => {
+    // A failure prints the rows the doc should have: paste them between the markers.
+    expect(docRows()).toEqual(vocabularyRows());
   });
 
   it('gives every code a 4xx or 5xx status and a meaning', () => {

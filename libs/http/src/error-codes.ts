@@ -1,6 +1,6 @@
 /**
  * The error vocabulary of every Tally API: each `code` an error body may carry, with the statuses it
- * comes with and what it means. This table is the one source of truth: the README's error table is
+ * comes with and what it means. This table is the one source of truth: the error table of docs/decision-api.md is
  * checked against it (error-codes.spec.ts) and the hostile-input suite accepts no code outside it.
  * Callers branch on `code`, never on `message`; a code, once published, keeps its meaning.
  */
