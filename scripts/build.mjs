@@ -19,10 +19,11 @@ function copyAssets(dir) {
   }
 }
 for (const top of ['apps', 'libs']) copyAssets(join(root, top));
-// The operator console (ADR 0007): browser modules compiled from apps/console/src, with its static
-// files, into dist/console, which the projector serves at /console. No bundler, no CDN.
-execFileSync(bin('tsc'), ['-p', 'apps/console/tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-cpSync(join(root, 'apps/console/static'), join(root, 'dist/console'), { recursive: true });
+// The operator console into dist/console, which the projector serves at /console.
+execFileSync(process.execPath, [join(root, 'scripts', 'build-console.mjs'), join(root, 'dist/console')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 // The `bin` of package.json: executable, so `npm link` / `npx tally` / `./dist/apps/cli/src/main.js` run it.
 chmodSync(join(root, 'dist/apps/cli/src/main.js'), 0o755);
 // The client package builds apart: its own dist, declarations, no server lib on its path.

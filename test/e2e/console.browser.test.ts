@@ -6,9 +6,11 @@
  * what its API answers for the same range, the drill-downs and filters are followed, the policy preview
  * shows the simulate result, a namespace switch needs its typed confirmation, and a tenant-scoped token
  * sees only its pages. Overrides are listed, set and (after a confirmation) removed through the
- * decision API, which the projector reaches with the caller's token. Each page is screenshotted into .local/artifacts/console/ (git-ignored), scanned
- * with axe-core (no serious or critical violation) at 1280 px and at a 1024 px laptop width, and the
- * browser console must stay free of errors.
+ * decision API, which the projector reaches with the caller's token. The operator signs in with one
+ * `console` token. Every chart's numbers (uPlot, read from the chart's `data-chart`) equal what the
+ * API answers for the same range. Each page is screenshotted into .local/artifacts/console/
+ * (git-ignored) at 1280 and 375 px, scanned with axe-core at both (no serious or critical violation),
+ * never scrolls sideways, fetches nothing from another host, and the browser console stays free of errors.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -56,20 +58,22 @@ policies:
       - { name: minute, role: burst, algorithm: fixed_window, limit: 2, period: 1m }
 `;
 
-/** The operator signs in with two tokens: the tokens file lets no token be both a query and an admin token. */
+/** The API checks read with a query and an admin token; the operator signs in with one console token. */
 const READER_TOKEN = `console-reader-token-${run}`;
-const OPS_TOKEN = `console-ops-token-${run}`;
+const OPS_TOKEN = `ops-admin-token-${run}`;
+const CONSOLE_TOKEN = `console-ops-token-${run}`;
 const ACME_TOKEN = `console-acme-token-${run}`;
 const OVERRIDES_READER_TOKEN = `console-overrides-reader-token-${run}`;
 const TOKENS = `tokens:
   - { name: console-reader, sha256: ${tokenDigestHex(READER_TOKEN)}, roles: [query] }
-  - { name: console-ops, sha256: ${tokenDigestHex(OPS_TOKEN)}, roles: [admin] }
+  - { name: ops-admin, sha256: ${tokenDigestHex(OPS_TOKEN)}, roles: [admin] }
+  - { name: console-ops, sha256: ${tokenDigestHex(CONSOLE_TOKEN)}, roles: [console] }
   - { name: acme-reader, sha256: ${tokenDigestHex(ACME_TOKEN)}, roles: [query], tenants: [${ACME}] }
   - { name: overrides-reader, sha256: ${tokenDigestHex(OVERRIDES_READER_TOKEN)}, roles: ['overrides:read'] }
 `;
 
 const WIDE = { width: 1280, height: 900 };
-const LAPTOP = { width: 1024, height: 768 };
+const PHONE = { width: 375, height: 812 };
 const AXE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const WAIT = { timeoutMs: 90_000, intervalMs: 250 } as const;
 
@@ -83,6 +87,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const browserErrors: string[] = [];
+/** Every URL the browser asked for that is not the projector's: must stay empty (no CDN, no font host). */
+const foreignRequests: string[] = [];
 /** Refusals a step provokes on purpose (the invalid proposal), which the browser logs as failed loads. */
 const expectedFailures: RegExp[] = [];
 const sent = { allowed: 0, denied: 0 };
@@ -150,14 +156,57 @@ async function axe(): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/** Screenshot and scan at both widths; the page must not scroll sideways at the laptop width. */
+/** Chart text never smaller than this (CSS px), at either width. */
+const MIN_FONT_PX = 10;
+
+/**
+ * Screenshot and scan at both widths (a phone, then a desktop): no serious or critical axe violation,
+ * no sideways scroll of the page, every chart as wide as its card and its axis labels ≥ 10 px.
+ */
 async function checkLayout(name: string): Promise<void> {
-  await page.setViewportSize(LAPTOP);
-  expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')).toBe(true);
-  await screenshot(`${name}-1024`);
-  await page.setViewportSize(WIDE);
-  await screenshot(name);
-  expect(await axe()).toEqual([]);
+  for (const viewport of [PHONE, WIDE]) {
+    await page.setViewportSize(viewport);
+    // The charts follow their container (a ResizeObserver): wait until each one fits it again.
+    await expect
+      .poll(() =>
+        page.evaluate(
+          `[...document.querySelectorAll('.plot')].every((p) => Math.abs(p.querySelector('.uplot').offsetWidth - p.clientWidth) <= 1)`,
+        ),
+      )
+      .toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')).toBe(true);
+    // uPlot draws axis text on the canvas with the font it was given: check what it holds.
+    const fonts = await page.evaluate<number[]>(
+      `[...document.querySelectorAll('.plot canvas')].map((c) => parseFloat(c.getContext('2d').font))`,
+    );
+    for (const px of fonts) expect(px).toBeGreaterThanOrEqual(MIN_FONT_PX);
+    await screenshot(`${name}-${viewport.width}`);
+    expect(await axe()).toEqual([]);
+  }
+}
+
+interface ChartData {
+  title: string;
+  x: (number | string)[];
+  series: { label: string; values: number[] }[];
+}
+
+/** The numbers a chart draws, as it keeps them (`data-chart`), by the start of its title. */
+async function chart(title: string): Promise<ChartData> {
+  const all = await page
+    .locator('figure[data-chart]')
+    .evaluateAll((figures) =>
+      figures.map((f) => (f as unknown as { dataset: { chart: string } }).dataset.chart),
+    );
+  const found = all.map((json) => JSON.parse(json) as ChartData).find((c) => c.title.startsWith(title));
+  if (found === undefined) throw new Error(`no chart titled ${title}…`);
+  return found;
+}
+
+/** A series' value at `x` on a chart (0 where it has no such x: a chart draws no gap). */
+function valueAt(data: ChartData, label: string, x: number | string): number | undefined {
+  const i = data.x.indexOf(x);
+  return i < 0 ? undefined : (data.series.find((s) => s.label === label)?.values[i] ?? 0);
 }
 
 async function open(hash: string, ready: string): Promise<void> {
@@ -240,6 +289,10 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: WIDE, bypassCSP: true });
   page = await context.newPage();
   page.on('pageerror', (e) => browserErrors.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith(projector.baseUrl) && !/^(data|about|blob):/.test(url)) foreignRequests.push(url);
+  });
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
     const where = m.location().url;
@@ -301,15 +354,14 @@ function hourAgo(): string {
 }
 
 describe('operator console', { timeout: 180_000 }, () => {
-  it('signs in with a token and lists every page the operator token may read', async () => {
+  it('signs in with one console token and lists every page', async () => {
     expect(sent.denied).toBeGreaterThan(0);
     await page.goto(`${projector.baseUrl}/console`);
     expectedFailures.push(/\/v1\/session$/);
     await page.getByLabel('Token', { exact: true }).fill('not-a-token-at-all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('not accepted');
-    await page.getByLabel('Token', { exact: true }).fill(READER_TOKEN);
-    await page.getByLabel('Second token (optional)').fill(OPS_TOKEN);
+    await page.getByLabel('Token', { exact: true }).fill(CONSOLE_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('main[data-page="overview"]').waitFor();
     expectedFailures.pop();
@@ -325,7 +377,7 @@ describe('operator console', { timeout: 180_000 }, () => {
       'Overrides',
     ]);
     expect(await page.evaluate('sessionStorage.getItem("tally.console.tokens")')).toBe(
-      JSON.stringify([READER_TOKEN, OPS_TOKEN]),
+      JSON.stringify([CONSOLE_TOKEN]),
     );
   });
 
@@ -337,12 +389,34 @@ describe('operator console', { timeout: 180_000 }, () => {
       { ...WAIT, what: 'a sample with the traffic' },
     );
     await open('overview', '[data-testid="decisions-table"] tbody tr');
+    type Series = { label: string; points: [number, number][] };
+    const drawn = {
+      decisions: await chart('Decisions per second by outcome'),
+      policies: await chart('Policies per second by what each said'),
+      denials: await chart('Denials per second by reason'),
+    };
     const overview = await projectorGet<{
-      decisions: { label: string }[];
-      policies: { label: string }[];
-      denials: { label: string }[];
+      decisions: Series[];
+      policies: Series[];
+      denials: Series[];
+      degraded: Series[];
       health: Record<string, { status: string }>;
     }>('/v1/overview');
+    // Each chart: the API's series, each of its samples up to the chart's last one at the same value
+    // (the API was asked after the page: it may have newer samples, never other numbers).
+    for (const key of ['decisions', 'policies', 'denials'] as const) {
+      const data = drawn[key];
+      expect(data.series.map((x) => x.label)).toEqual(overview[key].map((x) => x.label));
+      const last = Number(data.x[data.x.length - 1]);
+      for (const line of overview[key])
+        for (const [t, v] of line.points.filter(([t]) => t <= last))
+          expect(valueAt(data, line.label, t)).toBe(v);
+    }
+    // No degraded decision: said so, not "no samples".
+    expect(overview.degraded).toEqual([]);
+    expect(await page.getByTestId('degraded-table-none').textContent()).toMatch(
+      /^No degraded decisions in the \d+ samples/,
+    );
 
     // Each decision once, by outcome; what each policy said apart (the shadow policy never denies).
     const shown = (await cellTexts('decisions-table')).map((r) => r[0]);
@@ -368,8 +442,7 @@ describe('operator console', { timeout: 180_000 }, () => {
         .toBe('healthy');
     }
     // Live: the chart's last sample time moves on without any navigation.
-    const endOfChart = () =>
-      page.locator('section[aria-label^="Decisions per second"] svg.chart text').last().textContent();
+    const endOfChart = async () => (await chart('Decisions per second by outcome')).x.at(-1);
     const before = await endOfChart();
     await expect.poll(endOfChart, { timeout: 30_000 }).not.toBe(before);
     await checkLayout('overview');
@@ -381,7 +454,7 @@ describe('operator console', { timeout: 180_000 }, () => {
     const query = `tenant=${ACME}&granularity=minute&from=${from}&to=${to}`;
     await open(`usage?${query}`, '[data-testid="usage-table"]');
     const usage = await projectorGet<{
-      buckets: { start: string; cost: number; count: number }[];
+      buckets: { start: string; policy: string; cost: number; count: number }[];
       total: { cost: number };
     }>(`/v1/usage?${query}&limit=5000`);
     expect(await page.getByTestId('total-cost').textContent()).toBe(String(usage.total.cost));
@@ -389,9 +462,23 @@ describe('operator console', { timeout: 180_000 }, () => {
     expect((await cellTexts('usage-table')).map((r) => [r[0], r[2], r[3]])).toEqual(
       usage.buckets.map((b) => [b.start, String(b.cost), String(b.count)]),
     );
+    // The chart: every minute of the range on a time axis (empty ones 0), a series per policy (side
+    // by side: a decision counts under every policy that applied, so they do not sum to the total).
+    const drawn = await chart('Cost per minute by policy');
+    const minutes = Math.ceil((Date.parse(to) - Math.floor(Date.parse(from) / 60_000) * 60_000) / 60_000);
+    expect(drawn.x).toHaveLength(minutes);
+    const byPolicy = usage.buckets;
+    expect(drawn.series.map((x) => x.label)).toEqual([...new Set(byPolicy.map((b) => b.policy))].sort());
+    for (const b of byPolicy) expect(valueAt(drawn, b.policy, Date.parse(b.start))).toBe(b.cost);
+    // Nothing else drawn: each series' sum is its buckets' sum (every other minute is 0).
+    for (const line of drawn.series)
+      expect(line.values.reduce((a, b) => a + b, 0)).toBe(
+        byPolicy.filter((b) => b.policy === line.label).reduce((a, b) => a + b.cost, 0),
+      );
+    await checkLayout('usage');
 
     // Drill down: name the policy with the filter form, then open the top keys of the busiest bucket.
-    await page.getByLabel('Policy').fill(POLICY);
+    await page.getByLabel('Policy', { exact: true }).fill(POLICY);
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForURL(/policy=per-principal/);
     const busiest = usage.buckets.reduce((a, b) => (b.cost > a.cost ? b : a));
@@ -406,6 +493,9 @@ describe('operator console', { timeout: 180_000 }, () => {
     expect((await cellTexts('top-keys-table')).map((r) => [r[0], r[1]])).toEqual(
       top.keys.map((k) => [k.key, String(k.cost)]),
     );
+    const keysChart = await chart('Cost per key');
+    expect(keysChart.x).toEqual(top.keys.map((k) => k.key));
+    expect(keysChart.series).toEqual([{ label: 'cost', values: top.keys.map((k) => k.cost) }]);
     await checkLayout('usage-top-keys');
 
     const key = top.keys[0].key;
@@ -437,20 +527,36 @@ describe('operator console', { timeout: 180_000 }, () => {
     // The 2 denials of acme's svc-1 (coalesced per second, so in one or two rows).
     expect(denied.reduce((n, e) => n + e.count, 0)).toBe(2);
     expect(await cellTexts('denials-by-reason')).toEqual([['burst_quota_exhausted', '2']]);
+    expect(await chart('Denied decisions by reason')).toMatchObject({
+      x: ['burst_quota_exhausted'],
+      series: [{ label: 'denied', values: [2] }],
+    });
 
     // Another type through the form: the shadow policy's would-deny rows only.
-    await page.getByLabel('Type').selectOption('would_deny');
-    await page.getByLabel('Policy').fill('');
+    await page.getByLabel('Type', { exact: true }).selectOption('would_deny');
+    await page.getByLabel('Policy', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/type=would_deny/);
     await page.locator('[data-testid="audit-table"]').waitFor();
     // acme's 10 allowed decisions pass the shadow policy's 8 per hour: the last 2 would have been denied.
     const wouldDeny = audit.entries.filter((e) => e.type === 'would_deny');
     expect(wouldDeny.reduce((n, e) => n + e.count, 0)).toBe(2);
-    expect((await cellTexts('audit-table')).map((r) => [r[1], r[2], r[4]])).toEqual(
-      wouldDeny.map((e) => ['would_deny', e.policy, String(e.count)]),
-    );
+    // Polled: the table of the previous filter stays until the new answer replaces it.
+    await expect
+      .poll(async () => (await cellTexts('audit-table')).map((r) => [r[1], r[2], r[4]]))
+      .toEqual(wouldDeny.map((e) => ['would_deny', e.policy, String(e.count)]));
     await checkLayout('audit');
+
+    // A policy reload (the tenant-less trail): no reason (it has none), the version it brought as its change.
+    const global = await projectorGet<{ entries: { type: string; reason?: string }[] }>(
+      `/v1/audit?since=${since}&limit=1000`,
+    );
+    const reloads = global.entries.filter((e) => e.type === 'policy_reload');
+    expect(reloads.length).toBeGreaterThan(0);
+    await reopen(`audit?type=policy_reload&since=${since}`, '[data-testid="audit-table"]');
+    expect((await cellTexts('audit-table')).map((r) => [r[1], r[3], r[6]])).toEqual(
+      reloads.map((e) => ['policy_reload', '', `policy set version ${e.reason}`]),
+    );
   });
 
   it('Ledger and consumers: outbox, group members, lag per partition and the dead letter with its reason', async () => {
@@ -461,8 +567,11 @@ describe('operator console', { timeout: 180_000 }, () => {
     );
     await open('pipeline', '[data-testid="partitions-table"]');
     const pipeline = await projectorGet<{
-      consumers: { members: unknown[]; partitions: { topic: string; partition: number }[] };
-      dead_letters: { reason: string; source: string }[];
+      consumers: {
+        members: unknown[];
+        partitions: { topic: string; partition: number; lag: number; storedLag: number | null }[];
+      };
+      dead_letters: { reason: string; source: string; origin: string | null }[];
     }>('/v1/pipeline');
     expect(await rows('members-table').count()).toBe(pipeline.consumers.members.length);
     expect(pipeline.consumers.members).toHaveLength(1);
@@ -470,8 +579,22 @@ describe('operator console', { timeout: 180_000 }, () => {
       pipeline.consumers.partitions.map((p) => `${p.topic}/${p.partition}`),
     );
     const letters = await cellTexts('dead-letters-table');
-    expect(letters.map((r) => [r[1], r[2]])).toEqual(pipeline.dead_letters.map((d) => [d.source, d.reason]));
+    expect(letters.map((r) => [r[1], r[2], r[3]])).toEqual(
+      pipeline.dead_letters.map((d) => [d.source, d.reason, d.origin]),
+    );
     expect(letters[0][1]).toBe('projector');
+    // Where the refused record was read, not where its dead letter lies.
+    expect(pipeline.dead_letters[0].origin).toMatch(
+      new RegExp(`^${TOPICS.usage.replace(/\./g, '\\.')}/\\d+ @\\d+$`),
+    );
+    // Lag per partition: as the API answers; all caught up is said, not drawn as an empty axis.
+    const lags = pipeline.consumers.partitions.map((p) => p.storedLag ?? p.lag);
+    if (lags.every((n) => n === 0))
+      expect(await page.getByTestId('lag-none').textContent()).toContain(
+        `${lags.length} partitions has lag 0`,
+      );
+    else
+      expect((await chart('Projector lag per partition')).series).toEqual([{ label: 'lag', values: lags }]);
     await expect.poll(() => page.getByTestId('outbox').textContent()).toContain('Entries');
     await checkLayout('pipeline');
   });
@@ -508,7 +631,7 @@ describe('operator console', { timeout: 180_000 }, () => {
 
     // An invalid proposal: every error listed, nothing simulated.
     expectedFailures.push(/\/v1\/policies:simulate$/);
-    await page.getByLabel('Policy file (YAML or JSON)').fill('policies: [ { name: nope } ]');
+    await page.getByLabel('Policy file (YAML or JSON)', { exact: true }).fill('policies: [ { name: nope } ]');
     await page.getByRole('button', { name: 'Validate and preview' }).click();
     await page.getByTestId('proposal-errors').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('simulate.policy_invalid');
@@ -516,9 +639,9 @@ describe('operator console', { timeout: 180_000 }, () => {
     // A valid one over the traffic's range: the page shows what POST /v1/policies:simulate answers.
     const from = hourAgo();
     const to = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await page.getByLabel('Policy file (YAML or JSON)').fill(PROPOSED);
-    await page.getByLabel('From (UTC)').fill(from);
-    await page.getByLabel('To (UTC)').fill(to);
+    await page.getByLabel('Policy file (YAML or JSON)', { exact: true }).fill(PROPOSED);
+    await page.getByLabel('From (UTC)', { exact: true }).fill(from);
+    await page.getByLabel('To (UTC)', { exact: true }).fill(to);
     await page.getByRole('button', { name: 'Validate and preview' }).click();
     await page.getByTestId('simulation-table').waitFor({ timeout: 60_000 });
     expectedFailures.pop();
@@ -541,6 +664,14 @@ describe('operator console', { timeout: 180_000 }, () => {
         [p.policy, p.actual.allowed, p.actual.denied, p.simulated.allowed, p.simulated.denied].map(String),
       ),
     );
+    expect(await chart('Denied per policy')).toEqual({
+      title: 'Denied per policy: actual (filled) vs proposed (outlined)',
+      x: sim.policies.map((p) => p.policy),
+      series: [
+        { label: 'actual denied', values: sim.policies.map((p) => p.actual.denied) },
+        { label: 'proposed denied', values: sim.policies.map((p) => p.simulated.denied) },
+      ],
+    });
     const proposed = sim.policies.find((p) => p.policy === POLICY);
     expect(proposed?.simulated.denied).toBeGreaterThan(proposed?.actual.denied ?? Infinity);
     expect(await page.getByTestId('preview-summary').textContent()).toContain(
@@ -603,10 +734,10 @@ describe('operator console', { timeout: 180_000 }, () => {
     await reopen('overrides', '[data-testid="overrides-table"]');
     const blockedKey = `${GLOBEX}:svc-9`;
     expectedFailures.push(/\/v1\/decision-api\/overrides\//);
-    await page.getByLabel('Override policy').fill(POLICY);
-    await page.getByLabel('Override key').fill(blockedKey);
-    await page.getByLabel('Limits (window=limit)').fill('fortnight=1');
-    await page.getByLabel('Reason').fill('abusive client');
+    await page.getByLabel('Override policy', { exact: true }).fill(POLICY);
+    await page.getByLabel('Override key', { exact: true }).fill(blockedKey);
+    await page.getByLabel('Limits (window=limit)', { exact: true }).fill('fortnight=1');
+    await page.getByLabel('Reason', { exact: true }).fill('abusive client');
     await page.getByRole('button', { name: 'Set override' }).click();
     await page.getByTestId('override-errors').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('request.invalid');
@@ -614,7 +745,7 @@ describe('operator console', { timeout: 180_000 }, () => {
     expectedFailures.pop();
 
     // Set a block through the form: listed, and in force for the next decision.
-    await page.getByLabel('Limits (window=limit)').fill('minute=0');
+    await page.getByLabel('Limits (window=limit)', { exact: true }).fill('minute=0');
     await page.getByRole('button', { name: 'Set override' }).click();
     await page.getByTestId('override-notice').waitFor();
     expect(await page.getByTestId('override-notice').textContent()).toMatch(
@@ -753,7 +884,7 @@ describe('operator console', { timeout: 180_000 }, () => {
     const dialog = page.getByRole('dialog');
     const confirm = dialog.getByRole('button', { name: 'Switch' });
     expect(await confirm.isDisabled()).toBe(true);
-    await dialog.getByLabel('Type rebuilt to confirm').fill('rebuil');
+    await dialog.getByLabel('Type rebuilt to confirm', { exact: true }).fill('rebuil');
     expect(await confirm.isDisabled()).toBe(true);
     await screenshot('namespaces-confirm');
     expect(
@@ -764,7 +895,7 @@ describe('operator console', { timeout: 180_000 }, () => {
         { name: 'rebuilt', active: false },
       ],
     });
-    await dialog.getByLabel('Type rebuilt to confirm').fill('rebuilt');
+    await dialog.getByLabel('Type rebuilt to confirm', { exact: true }).fill('rebuilt');
     await confirm.click();
     await page.getByTestId('switched').waitFor();
     expect(await page.getByTestId('switched').textContent()).toBe('Switched from live to rebuilt.');
@@ -782,7 +913,9 @@ describe('operator console', { timeout: 180_000 }, () => {
     await page.locator('main[data-page="usage"]').waitFor();
     const links = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
     expect(links).toEqual(['Usage', 'Audit trail']);
-    expect(await page.getByLabel('Tenant').locator('option').allTextContents()).toEqual([ACME]);
+    expect(await page.getByLabel('Tenant', { exact: true }).locator('option').allTextContents()).toEqual([
+      ACME,
+    ]);
     await page.locator('[data-testid="usage-table"]').waitFor();
     await screenshot('usage-scoped');
   });
@@ -810,7 +943,8 @@ describe('operator console', { timeout: 180_000 }, () => {
     await screenshot('overrides-read-only');
   });
 
-  it('logged no error in the browser console', () => {
+  it('logged no error in the browser console, and fetched nothing from another host', () => {
     expect(browserErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
   });
 });

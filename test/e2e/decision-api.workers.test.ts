@@ -366,6 +366,15 @@ describe('decision-api with TALLY_WORKERS=2', () => {
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(200);
       expect((await line.call('POST', '/v1/decisions', CALLER, { selectors })).status).toBe(429);
     }
+
+    // and the reload history is the workers' merged: the same list from either, this reload once
+    const [fromA, fromB] = [
+      await a.call('GET', '/v1/policy-reloads', ADMIN),
+      await b.call('GET', '/v1/policy-reloads', ADMIN),
+    ];
+    expect(fromA.body).toEqual(fromB.body);
+    const reloads = (fromA.body as { reloads: { version: string | null; outcome: string }[] }).reloads;
+    expect(reloads.filter((r) => r.version === version && r.outcome === 'applied')).toHaveLength(1);
     a.agent.destroy();
     b.agent.destroy();
   });

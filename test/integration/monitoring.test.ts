@@ -117,6 +117,32 @@ describe('Grafana dashboard', () => {
     }
   });
 
+  it("filters each app's panels by that app's own instance variable, and the every-app panels by none", async () => {
+    const dashboard = await readDashboard();
+    const variables = new Map(
+      dashboard.templating.list.map((v) => [v.name, typeof v.query === 'string' ? v.query : v.query?.query]),
+    );
+    const own: Record<string, string> = {
+      'decision-api': 'instance',
+      relay: 'relay_instance',
+      projector: 'projector_instance',
+    };
+    // Each variable lists the instances of its own app (picking a decision-API instance empties no relay panel).
+    for (const [app, name] of Object.entries(own)) expect(variables.get(name)).toContain(`app="${app}"`);
+    for (const panel of dashboard.panels)
+      for (const { expr } of panel.targets ?? []) {
+        const apps = [...expr.matchAll(/app="([^"]+)"/g)].map((m) => m[1]);
+        const used = [...expr.matchAll(/\$(\w*instance)\b/g)].map((m) => m[1]);
+        if (apps.length === 0) expect(used, `${panel.title}: ${expr}`).toEqual([]);
+        else
+          for (const name of used)
+            expect(
+              apps.map((a) => own[a]),
+              `${panel.title}: ${expr}`,
+            ).toContain(name);
+      }
+  });
+
   it('covers what operators watch: decisions, denials, degraded, breaker, outbox, lag, reloads, dead letters', async () => {
     const text = [...(await dashboardQueries()), ...(await alertExpressions())].join('\n');
     for (const needle of [

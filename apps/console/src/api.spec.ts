@@ -7,6 +7,8 @@ const ops: Grant = { token: 'o', name: 'ops', roles: ['admin'], tenants: null };
 const acmeOps: Grant = { token: 'ao', name: 'acme-ops', roles: ['admin'], tenants: ['acme'] };
 const ovReader: Grant = { token: 'or', name: 'ov-reader', roles: ['overrides:read'], tenants: null };
 const ovWriter: Grant = { token: 'ow', name: 'ov-writer', roles: ['overrides:write'], tenants: ['acme'] };
+const consoleOps: Grant = { token: 'c', name: 'console-ops', roles: ['console'], tenants: null };
+const acmeConsole: Grant = { token: 'ac', name: 'acme-console', roles: ['console'], tenants: ['acme'] };
 const PAGES = ['overview', 'usage', 'audit', 'pipeline', 'policies', 'namespaces', 'overrides'] as const;
 const visible = (grants: Grant[]) => {
   signedIn(grants);
@@ -24,6 +26,14 @@ describe('console pages by token', () => {
     expect(visible([acmeOps])).toEqual(['overrides']);
     expect(visible([reader, ovReader])).toEqual(['overview', 'usage', 'audit', 'overrides']);
     expect(visible([ovWriter])).toEqual(['overrides']);
+  });
+
+  it('one console token opens every page, and sends every call; scoped, only its tenant pages', () => {
+    expect(visible([consoleOps])).toEqual([...PAGES]);
+    for (const role of ['overview', 'query', 'admin', 'overrides:read', 'overrides:write'] as const)
+      expect(grantFor(role)?.token).toBe('c');
+    expect(grantFor('decide')).toBeUndefined();
+    expect(visible([acmeConsole])).toEqual(['usage', 'audit', 'overrides']);
   });
 
   it('lets the overrides scopes follow from each other as the server judges them', () => {

@@ -1,11 +1,12 @@
 /**
- * The console's one way to call Tally: same origin, a bearer token from sessionStorage. An operator
- * may sign in with two tokens (a query token and an admin token: the tokens file forbids one token
- * holding both); each call names the role it needs and goes out with the token that holds it.
+ * The console's one way to call Tally: same origin, a bearer token from sessionStorage. One `console`
+ * token holds the query and admin roles; an operator without one may sign in with two tokens (a query
+ * token and an admin token: the tokens file forbids one entry holding both). Each call names the role
+ * it needs and goes out with the token that holds it.
  */
 const TOKENS_KEY = 'tally.console.tokens';
 
-export type Role = 'decide' | 'query' | 'admin' | 'overrides:read' | 'overrides:write';
+export type Role = 'decide' | 'query' | 'admin' | 'overrides:read' | 'overrides:write' | 'console';
 
 export interface Session {
   readonly name: string;
@@ -41,16 +42,23 @@ export function signedIn(all: readonly Grant[]): void {
   grants = all;
 }
 
-/** Roles that imply another, as the server judges them: `admin` holds both overrides scopes. */
+/**
+ * The roles that also hold a role, as the server judges them (TokenGrant): `admin` holds both
+ * overrides scopes, `console` holds `query` and `admin`.
+ */
 const IMPLIED: Partial<Record<Role, readonly Role[]>> = {
-  'overrides:read': ['overrides:write', 'admin'],
-  'overrides:write': ['admin'],
+  query: ['console'],
+  admin: ['console'],
+  'overrides:read': ['overrides:write', 'admin', 'console'],
+  'overrides:write': ['admin', 'console'],
 };
 
 /** The grant a call of `role` goes out with: the first signed-in token holding it. */
 export function grantFor(role: Role | 'overview'): Grant | undefined {
   if (role === 'overview')
-    return grants.find((g) => g.tenants === null && (g.roles.includes('query') || g.roles.includes('admin')));
+    return grants.find(
+      (g) => g.tenants === null && g.roles.some((r) => r === 'query' || r === 'admin' || r === 'console'),
+    );
   const holds = [role, ...(IMPLIED[role] ?? [])];
   return grants.find((g) => g.roles.some((r) => holds.includes(r)));
 }

@@ -46,9 +46,11 @@ export function table(
   options: { numeric?: readonly number[]; testId?: string } = {},
 ): HTMLElement {
   const numeric = new Set(options.numeric ?? []);
+  // A region that may scroll sideways (a phone) is a tab stop, named by its caption, so a keyboard
+  // user can scroll it too (axe: scrollable-region-focusable).
   return h(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
       { 'data-testid': options.testId },

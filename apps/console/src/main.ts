@@ -58,7 +58,7 @@ function signIn(problem?: unknown): void {
     h(
       'p',
       { class: 'note' },
-      'A Tally bearer token; optionally a second one (a query token and an admin token: one token cannot hold both). They stay in this tab (sessionStorage) and are sent only to this server. Pages your tokens may not read are not shown.',
+      'A Tally bearer token: a console token reads and operates everything. Without one, a query token and an admin token (one each). Tokens stay in this tab (sessionStorage) and are sent only to this server. Pages your tokens may not read are not shown.',
     ),
     h('div', { class: 'field' }, h('label', { for: 'token' }, 'Token'), first),
     h('div', { class: 'field' }, h('label', { for: 'token2' }, 'Second token (optional)'), second),
@@ -129,7 +129,7 @@ async function route(): Promise<void> {
   if (current === undefined) {
     main.replaceChildren(
       h('h1', {}, 'Nothing to show'),
-      h('p', {}, 'These tokens have no role the console reads (query, admin or overrides).'),
+      h('p', {}, 'These tokens have no role the console reads (console, query, admin or overrides).'),
     );
     return;
   }

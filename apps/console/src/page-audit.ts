@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { barChart } from './chart.js';
+import { categoryChart } from './chart.js';
 import { errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
 import { go, type Page } from './page.js';
@@ -23,6 +23,8 @@ interface AuditEntry {
 
 /** An override row's change in one line: `set key v3 by ops: hourly 100 → 500`. */
 function changeOf(e: AuditEntry): string {
+  // A reload's API `reason` is the policy-set version it brought: a change, not a reason.
+  if (e.type === 'policy_reload') return `policy set version ${e.reason ?? '?'}`;
   const o = e.override;
   if (o === undefined) return '';
   const limits = (l?: { limits: Record<string, number> }) =>
@@ -112,11 +114,15 @@ export const auditPage: Page = async (root, session, params) => {
         'section',
         { class: 'card', 'aria-label': 'Denials by reason' },
         h('h2', {}, 'Denials by reason'),
-        barChart(
-          'Denied decisions by reason',
-          ['denied'],
-          [...byReason].map(([label, n]) => ({ label, values: [n] })),
-        ),
+        byReason.size === 0
+          ? h('p', { class: 'note' }, 'No denials among the entries read.')
+          : categoryChart({
+              title: 'Denied decisions by reason',
+              categoryName: 'reason',
+              unit: 'decisions',
+              categories: [...byReason.keys()],
+              series: [{ label: 'denied', values: [...byReason.values()] }],
+            }),
         table(
           'Denials by reason',
           ['reason', 'denied'],
@@ -131,7 +137,7 @@ export const auditPage: Page = async (root, session, params) => {
           e.time,
           e.type,
           e.policy ?? '',
-          e.reason ?? '',
+          e.type === 'policy_reload' ? '' : (e.reason ?? ''),
           e.count,
           Object.entries(e.selectors)
             .map(([k, v]) => `${k}=${v}`)

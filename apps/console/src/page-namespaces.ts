@@ -26,7 +26,7 @@ export const namespacesPage: Page = async (root) => {
       ...(notice ? [notice] : []),
       table(
         'Projection namespaces',
-        ['name', 'state', 'events', 'updated', 'shards', 'replay', ''],
+        ['name', 'state', 'events', 'updated', 'shards', 'replay', 'action'],
         list.map((n) => [
           n.name,
           n.active ? badge('active') : 'inactive',

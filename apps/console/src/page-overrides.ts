@@ -69,7 +69,7 @@ export const overridesPage: Page = async (root, session, params) => {
         'set by',
         'version',
         'updated',
-        ...(writable ? [''] : []),
+        ...(writable ? ['action'] : []),
       ],
       items.map((o) => [
         o.policy,

@@ -1,9 +1,13 @@
 import { api } from './api.js';
-import { lineChart, type LineSeries } from './chart.js';
+import { timeChart } from './chart.js';
 import { badge, errorBox, h, table } from './dom.js';
 import { latest, rate } from './format.js';
 import type { Page } from './page.js';
 
+interface LineSeries {
+  label: string;
+  points: [number, number][];
+}
 interface Overview {
   interval_ms: number;
   decisions: LineSeries[];
@@ -13,12 +17,44 @@ interface Overview {
   health: Record<string, { status: string; components: Record<string, { status: string }> }>;
 }
 
-function ratesCard(title: string, series: LineSeries[], testId: string): HTMLElement {
+/**
+ * One chart of rates on the samples' time axis (every sample of the hour, a missing one as 0).
+ * `stacked`: the series split one whole (decisions by outcome), so their sum is the top line.
+ */
+function ratesCard(
+  title: string,
+  what: string,
+  series: LineSeries[],
+  times: number[],
+  testId: string,
+  stacked: boolean,
+): HTMLElement {
+  const chart =
+    times.length === 0
+      ? h('p', { class: 'note' }, 'No samples yet: the first rate needs two samples.')
+      : series.length === 0
+        ? h(
+            'p',
+            { class: 'note', 'data-testid': `${testId}-none` },
+            `No ${what} in the ${times.length} samples of the last hour.`,
+          )
+        : timeChart({
+            title: `${title}, last hour (UTC)`,
+            caption: 'Last hour, UTC; the legend and tooltip give each number at the cursor.',
+            unit: `${what}/s`,
+            kind: 'line',
+            stacked,
+            x: times,
+            series: series.map((s) => {
+              const at = new Map(s.points.map(([t, v]) => [t, v]));
+              return { label: s.label, values: times.map((t) => at.get(t) ?? 0) };
+            }),
+          });
   return h(
     'section',
     { class: 'card', 'aria-label': title },
     h('h2', {}, title),
-    lineChart(`${title}, last hour`, series),
+    chart,
     table(
       `${title}: latest rate`,
       ['series', 'now', 'peak'],
@@ -41,6 +77,14 @@ export const overviewPage: Page = async (root) => {
       root.replaceChildren(h('h1', {}, 'Overview'), errorBox(error));
       return;
     }
+    // The samples' times: every series has a point at each (the sampler fills a late one's front).
+    const times = [
+      ...new Set(
+        [data.decisions, data.policies, data.denials, data.degraded]
+          .flat()
+          .flatMap((s) => s.points.map((p) => p[0])),
+      ),
+    ].sort((a, b) => a - b);
     root.replaceChildren(
       h('h1', {}, 'Overview'),
       h(
@@ -72,10 +116,31 @@ export const overviewPage: Page = async (root) => {
       h(
         'div',
         { class: 'grid' },
-        ratesCard('Decisions per second by outcome', data.decisions, 'decisions-table'),
-        ratesCard('Policies per second by what each said', data.policies, 'policies-table'),
-        ratesCard('Denials per second by reason', data.denials, 'denials-table'),
-        ratesCard('Degraded decisions per second by cause', data.degraded, 'degraded-table'),
+        ratesCard(
+          'Decisions per second by outcome',
+          'decisions',
+          data.decisions,
+          times,
+          'decisions-table',
+          true,
+        ),
+        ratesCard(
+          'Policies per second by what each said',
+          'policy answers',
+          data.policies,
+          times,
+          'policies-table',
+          false,
+        ),
+        ratesCard('Denials per second by reason', 'denials', data.denials, times, 'denials-table', true),
+        ratesCard(
+          'Degraded decisions per second by cause',
+          'degraded decisions',
+          data.degraded,
+          times,
+          'degraded-table',
+          true,
+        ),
       ),
     );
   };

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { barChart } from './chart.js';
+import { categoryChart } from './chart.js';
 import { errorBox, h, table } from './dom.js';
 import type { Page } from './page.js';
 
@@ -30,6 +30,7 @@ interface Pipeline {
     source: string;
     reason: string;
     key: string | null;
+    origin: string | null;
   }[];
 }
 
@@ -98,11 +99,20 @@ export const pipelinePage: Page = async (root) => {
         ]),
         { testId: 'members-table' },
       ),
-      barChart(
-        'Projector lag per partition',
-        ['lag'],
-        c.partitions.map((p) => ({ label: `${p.topic}/${p.partition}`, values: [lagOf(p)] })),
-      ),
+      h('h3', {}, 'Projector lag per partition'),
+      c.partitions.every((p) => lagOf(p) === 0)
+        ? h(
+            'p',
+            { class: 'note', 'data-testid': 'lag-none' },
+            `Caught up: every one of the ${c.partitions.length} partitions has lag 0.`,
+          )
+        : categoryChart({
+            title: 'Projector lag per partition (events not yet applied)',
+            categoryName: 'partition',
+            unit: 'events',
+            categories: c.partitions.map((p) => `${p.topic}/${p.partition}`),
+            series: [{ label: 'lag', values: c.partitions.map(lagOf) }],
+          }),
       table(
         'Lag per partition',
         ['topic', 'partition', 'high', 'committed', 'stored', 'lag', 'owner'],
@@ -124,8 +134,15 @@ export const pipelinePage: Page = async (root) => {
       h('h2', {}, `Dead letters (newest ${data.dead_letters.length})`),
       table(
         'Dead letters with their reasons',
-        ['time', 'source', 'reason', 'partition', 'offset', 'key'],
-        data.dead_letters.map((d) => [d.timestamp, d.source, d.reason, d.partition, d.offset, d.key ?? '']),
+        ['time', 'source', 'reason', 'came from', 'key', 'dead-letter record'],
+        data.dead_letters.map((d) => [
+          d.timestamp,
+          d.source,
+          d.reason,
+          d.origin ?? '—',
+          d.key ?? '—',
+          `${d.topic}/${d.partition} @${d.offset}`,
+        ]),
         { testId: 'dead-letters-table' },
       ),
     ),

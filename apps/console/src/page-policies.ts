@@ -1,5 +1,5 @@
 import { api, ApiFailure } from './api.js';
-import { barChart } from './chart.js';
+import { categoryChart } from './chart.js';
 import { badge, errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
 import type { Page } from './page.js';
@@ -165,11 +165,16 @@ function preview(sim: Simulation): Node[] {
       { 'data-testid': 'preview-summary' },
       `Valid (version ${sim.policySetVersion}). ${sim.decisions} recorded decisions: actual ${sim.actual.allowed} allowed, ${sim.actual.denied} denied; proposed ${sim.simulated.allowed} allowed, ${sim.simulated.denied} denied (${sim.changed.allowedToDenied} allowed → denied, ${sim.changed.deniedToAllowed} denied → allowed).`,
     ),
-    barChart(
-      'Denied per policy: actual (filled) vs proposed (outlined)',
-      ['actual denied', 'proposed denied'],
-      sim.policies.map((p) => ({ label: p.policy, values: [p.actual.denied, p.simulated.denied] })),
-    ),
+    categoryChart({
+      title: 'Denied per policy: actual (filled) vs proposed (outlined)',
+      categoryName: 'policy',
+      unit: 'decisions',
+      categories: sim.policies.map((p) => p.policy),
+      series: [
+        { label: 'actual denied', values: sim.policies.map((p) => p.actual.denied) },
+        { label: 'proposed denied', values: sim.policies.map((p) => p.simulated.denied) },
+      ],
+    }),
     table(
       'Per policy: actual vs proposed',
       ['policy', 'in', 'actual allowed', 'actual denied', 'proposed allowed', 'proposed denied', 'denied Δ'],

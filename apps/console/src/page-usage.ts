@@ -1,7 +1,8 @@
 import { api, qs } from './api.js';
-import { barChart } from './chart.js';
+import { categoryChart, timeChart } from './chart.js';
 import { errorBox, field, h, table } from './dom.js';
 import { iso } from './format.js';
+import { bucketStarts, costPerPolicy } from './usage-buckets.js';
 import { go, type Page } from './page.js';
 
 interface Usage {
@@ -123,15 +124,10 @@ export const usagePage: Page = async (root, session, params) => {
             h('div', { class: 'v', 'data-testid': 'total-count' }, usage.total.count),
           ),
         ),
-        barChart(
-          `Cost per ${granularity}`,
-          ['cost'],
-          usage.buckets.map((b) => ({ label: b.start, values: [b.cost] })),
-          policy && !key ? pick : undefined,
-        ),
+        usageChart(usage, granularity, from, to, policy && !key ? pick : undefined),
         table(
           'The numbers behind the chart (GET /v1/usage)',
-          ['bucket start', 'policy', 'cost', 'count', ''],
+          ['bucket start', 'policy', 'cost', 'count', policy && !key ? 'drill down' : 'top keys'],
           usage.buckets.map((b) => [
             b.start,
             b.policy,
@@ -139,7 +135,7 @@ export const usagePage: Page = async (root, session, params) => {
             b.count,
             policy && !key
               ? h('button', { type: 'button', class: 'link', onclick: () => pick(b.start) }, 'top keys')
-              : '',
+              : '—',
           ]),
           { numeric: [2, 3], testId: 'usage-table' },
         ),
@@ -157,11 +153,13 @@ export const usagePage: Page = async (root, session, params) => {
           { class: 'card', 'aria-label': 'Top keys' },
           h('h2', {}, `Top keys of ${policy}, ${granularity} from ${top.start}`),
           h('p', { class: 'note' }, `${top.distinct_keys} distinct keys in this bucket.`),
-          barChart(
-            'Cost per key',
-            ['cost'],
-            top.keys.map((k) => ({ label: k.key, values: [k.cost] })),
-          ),
+          categoryChart({
+            title: `Cost per key, ${granularity} from ${top.start}`,
+            categoryName: 'key',
+            unit: 'cost units',
+            categories: top.keys.map((k) => k.key),
+            series: [{ label: 'cost', values: top.keys.map((k) => k.cost) }],
+          }),
           table(
             'Top keys (GET /v1/top-keys)',
             ['key', 'cost', 'count'],
@@ -179,3 +177,36 @@ export const usagePage: Page = async (root, session, params) => {
     root.append(errorBox(error));
   }
 };
+
+/**
+ * Cost per bucket over the whole range asked, a series per policy side by side: a decision counts under
+ * every policy that applied, so the policies' costs do not add up to the tenant's (the total above).
+ */
+function usageChart(
+  usage: Usage,
+  granularity: string,
+  from: string,
+  to: string,
+  pick: ((start: string) => void) | undefined,
+): HTMLElement {
+  const starts = bucketStarts(granularity, Date.parse(from), Date.parse(to));
+  if (starts === null || starts.length === 0)
+    return h(
+      'p',
+      { class: 'note' },
+      starts === null
+        ? 'Too many buckets to draw for this range: narrow it (the table has them all).'
+        : 'No range to draw: `from` must be a time before `to`.',
+    );
+  const series = costPerPolicy(usage.buckets, starts);
+  return timeChart({
+    title: `Cost per ${granularity} by policy (UTC)`,
+    unit: 'cost units',
+    kind: 'bars',
+    stacked: false,
+    counts: true,
+    x: starts,
+    series,
+    ...(pick ? { onPick: (i: number) => pick(iso(starts[i])) } : {}),
+  });
+}

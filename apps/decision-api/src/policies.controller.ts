@@ -67,7 +67,7 @@ export class PoliciesController implements OnModuleInit {
 
   /** The last reloads of the policy file, newest first; rejected ones with every error (the console's Policies page). */
   @Get('policy-reloads')
-  reloadHistory(): Wire<PolicyReloads> {
+  reloadHistory(): Promise<Wire<PolicyReloads>> {
     return this.reloads.list();
   }
 

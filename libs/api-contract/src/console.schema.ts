@@ -163,6 +163,10 @@ export const PipelineSchema = Type.Object(
         source: Type.String(),
         reason: Type.String(),
         key: Type.Union([Type.String(), Type.Null()]),
+        origin: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'Where the record came from (`topic`, `partition`, `offset` are its place on the dead-letter topic): the projector’s `topic/partition @offset`, the relay’s `outbox <stream> entry <id>` or `denials shard <n> field <f>`; null when unknown.',
+        }),
       }),
       { description: 'The newest dead letters (at most 50), newest first.' },
     ),

@@ -2,9 +2,10 @@ import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constant
 
 /**
  * What a token may do: ask for decisions, read usage and audit, operate the service, read or change
- * runtime overrides (`overrides:write` implies `overrides:read`; `admin` implies both).
+ * runtime overrides (`overrides:write` implies `overrides:read`; `admin` implies both), or run the
+ * operator console (`console`: `query` and `admin` in one token, never `decide`).
  */
-export const ROLES = ['decide', 'query', 'admin', 'overrides:read', 'overrides:write'] as const;
+export const ROLES = ['decide', 'query', 'admin', 'overrides:read', 'overrides:write', 'console'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**

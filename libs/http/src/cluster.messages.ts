@@ -8,12 +8,18 @@ import { type FileReloadResult } from '@tally/config';
  * - `reload:run` (primary → every worker): reload `file` now and answer `reload:ack`.
  * - `reload:done` (primary → the asking worker): every live worker's outcome.
  * - `metrics` (worker → primary) / `metrics:done`: the exposition summed over the workers.
+ * - `gather` (worker → primary), `gather:run` (primary → every worker), `gather:ack`, `gather:done`:
+ *   what every worker offers under `topic` (`offerGather`), e.g. its reload history, collected.
  */
 export type ClusterMessage =
   | { readonly tally: 'reload'; readonly id: number; readonly file: string }
   | { readonly tally: 'reload:run'; readonly id: number; readonly file: string }
   | { readonly tally: 'reload:ack'; readonly id: number; readonly result: WorkerReload }
   | { readonly tally: 'reload:done'; readonly id: number; readonly results: readonly WorkerReload[] }
+  | { readonly tally: 'gather'; readonly id: number; readonly topic: string }
+  | { readonly tally: 'gather:run'; readonly id: number; readonly topic: string }
+  | { readonly tally: 'gather:ack'; readonly id: number; readonly result: WorkerValue }
+  | { readonly tally: 'gather:done'; readonly id: number; readonly results: readonly WorkerValue[] }
   | { readonly tally: 'metrics'; readonly id: number }
   | { readonly tally: 'metrics:done'; readonly id: number; readonly text?: string; readonly error?: string };
 
@@ -21,6 +27,12 @@ export type ClusterMessage =
 export interface WorkerReload {
   readonly pid: number;
   readonly result?: FileReloadResult;
+}
+
+/** One worker's answer to a `gather`; `value` is absent when it offers nothing or did not answer in time. */
+export interface WorkerValue {
+  readonly pid: number;
+  readonly value?: unknown;
 }
 
 export function isClusterMessage(message: unknown): message is ClusterMessage {

@@ -8,6 +8,7 @@ import {
   type ClusterMessage,
   isClusterMessage,
   type WorkerReload,
+  type WorkerValue,
 } from './cluster.messages';
 
 /** Workers get this long to drain after SIGTERM (their own grace is 15 s) before they are killed. */
@@ -21,6 +22,14 @@ interface PendingReload {
   readonly timer: NodeJS.Timeout;
 }
 
+interface PendingGather {
+  readonly asker: Worker;
+  readonly askerId: number;
+  readonly waitingFor: Set<number>;
+  readonly results: WorkerValue[];
+  readonly timer: NodeJS.Timeout;
+}
+
 /**
  * The decision API's primary process with `TALLY_WORKERS` > 1: forks the workers (each runs the whole
  * app; node:cluster shares the HTTP and gRPC listening sockets among them), restarts one that dies
@@ -31,6 +40,8 @@ interface PendingReload {
 export function runClusterPrimary(name: string, workers: number, logger: LoggerService): void {
   const aggregator = new AggregatorRegistry();
   const pendingReloads = new Map<number, PendingReload>();
+  const pendingGathers = new Map<number, PendingGather>();
+  let nextGatherId = 0;
   const bornAt = new Map<number, number>();
   let nextReloadId = 0;
   let deathsInARow = 0;
@@ -64,8 +75,16 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
           (error: unknown) => reply(worker, { tally: 'metrics:done', id: message.id, error: String(error) }),
         );
         return;
+      case 'gather':
+        startGather(worker, message.id, message.topic);
+        return;
+      case 'gather:ack':
+        ackGather(worker, message.id, message.result);
+        return;
       case 'reload:run':
       case 'reload:done':
+      case 'gather:run':
+      case 'gather:done':
       case 'metrics:done':
         return; // the primary's own messages: never sent to it
     }
@@ -107,10 +126,48 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
     });
   };
 
+  /** A gather asks every live worker; one that is late or dies is reported without a value. */
+  const startGather = (asker: Worker, askerId: number, topic: string): void => {
+    const id = nextGatherId++;
+    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+    pendingGathers.set(id, {
+      asker,
+      askerId,
+      waitingFor: new Set(live.map((w) => w.id)),
+      results: [],
+      timer: setTimeout(() => finishGather(id), CLUSTER_ASK_TIMEOUT_MS),
+    });
+    for (const w of live) reply(w, { tally: 'gather:run', id, topic });
+  };
+
+  const ackGather = (worker: Worker, id: number, result: WorkerValue): void => {
+    const pending = pendingGathers.get(id);
+    if (pending === undefined) return;
+    pending.results.push(result);
+    pending.waitingFor.delete(worker.id);
+    if (pending.waitingFor.size === 0) finishGather(id);
+  };
+
+  const finishGather = (id: number): void => {
+    const pending = pendingGathers.get(id);
+    if (pending === undefined) return;
+    pendingGathers.delete(id);
+    clearTimeout(pending.timer);
+    const missing = [...pending.waitingFor].map((wid) => ({ pid: cluster.workers?.[wid]?.process.pid ?? 0 }));
+    reply(pending.asker, {
+      tally: 'gather:done',
+      id: pending.askerId,
+      results: [...pending.results, ...missing],
+    });
+  };
+
   cluster.on('exit', (worker, code, signal) => {
     // A worker that died mid-reload answers nothing; its replacement reads the file at boot anyway.
     for (const [id, pending] of pendingReloads) {
       if (pending.waitingFor.delete(worker.id) && pending.waitingFor.size === 0) finishReload(id);
+    }
+    for (const [id, pending] of pendingGathers) {
+      if (pending.waitingFor.delete(worker.id) && pending.waitingFor.size === 0) finishGather(id);
     }
     const lived = Date.now() - (bornAt.get(worker.id) ?? Date.now());
     bornAt.delete(worker.id);

@@ -6,11 +6,13 @@ import {
   type ClusterMessage,
   isClusterMessage,
   type WorkerReload,
+  type WorkerValue,
 } from './cluster.messages';
 
 type Reloadable = Pick<ReloadableFile<{ readonly version: string }, object>, 'reload'>;
 
 const stores = new Map<string, Reloadable>();
+const offers = new Map<string, () => unknown>();
 const waiting = new Map<number, (message: ClusterMessage) => void>();
 let nextId = 0;
 let listening = false;
@@ -38,6 +40,25 @@ export async function reloadEverywhere(file: string, local: Reloadable): Promise
   if (!cluster.isWorker) return [{ pid: process.pid, result: await local.reload('request') }];
   const answer = await ask({ tally: 'reload', id: nextId++, file });
   return answer.tally === 'reload:done' ? answer.results : [];
+}
+
+/**
+ * Makes `read` answer the primary's `gather` of `topic` in this worker (a value that survives IPC:
+ * plain JSON). Called at boot by the owner of what is gathered.
+ */
+export function offerGather(topic: string, read: () => unknown): void {
+  offers.set(topic, read);
+  listen();
+}
+
+/**
+ * What every worker offers under `topic` (this one's included), one entry per live worker; in a single
+ * process, `local` alone. A worker that did not answer in time has no `value`.
+ */
+export async function gatherEverywhere(topic: string, local: () => unknown): Promise<readonly WorkerValue[]> {
+  if (!cluster.isWorker) return [{ pid: process.pid, value: local() }];
+  const answer = await ask({ tally: 'gather', id: nextId++, topic });
+  return answer.tally === 'gather:done' ? answer.results : [];
 }
 
 /** In a worker: the metrics of every worker, summed by the primary; in a single process: `registry`'s. */
@@ -86,6 +107,16 @@ function listen(): void {
     if (!isClusterMessage(message)) return;
     if (message.tally === 'reload:run') {
       void runReload(message.id, message.file);
+      return;
+    }
+    if (message.tally === 'gather:run') {
+      const read = offers.get(message.topic);
+      const ack: ClusterMessage = {
+        tally: 'gather:ack',
+        id: message.id,
+        result: read === undefined ? { pid: process.pid } : { pid: process.pid, value: read() },
+      };
+      process.send?.(ack);
       return;
     }
     const answer = waiting.get(message.id);

@@ -36,7 +36,7 @@ export {
   type TokenSource,
 } from './token.store';
 export { reloadOverHttp } from './file-reload';
-export { shareReload } from './cluster.worker';
+export { gatherEverywhere, offerGather, shareReload } from './cluster.worker';
 export { problemOf, sendProblem, logProblem, type Problem } from './problem';
 export { strictValidationPipe, fieldErrors, validateAs, type Validated } from './validation';
 export { compileSchemaCheck, type SchemaCheck } from './schema-validator';

@@ -8,7 +8,7 @@ const FIXTURES = resolve(__dirname, '../../../test/fixtures/tokens');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 /** The environment every fixture is compiled with (same-as-env.yaml lists these tokens' digests). */
 const ENV = envTokenEntries(['fixture-env-caller-token-01'], 'fixture-env-admin-token-001');
-const ROLES = 'decide, query, admin, overrides:read, overrides:write';
+const ROLES = 'decide, query, admin, overrides:read, overrides:write, console';
 const SHA = 'must be 64 lowercase hex characters: the SHA-256 of the token (tally tokens hash)';
 const TENANT = 'must be a tenant: 1..256 bytes (UTF-8) without surrounding spaces or control characters';
 
@@ -16,6 +16,9 @@ const TENANT = 'must be a tenant: 1..256 bytes (UTF-8) without surrounding space
 const BAD: Record<string, string[]> = {
   'admin-with-caller-role.yaml': [
     'tokens[0].roles: admin cannot be combined with decide or query: an admin token must not also be a caller token',
+  ],
+  'console-with-other-role.yaml': [
+    'tokens[0].roles: console stands alone: it holds query and admin (never decide)',
   ],
   'bad-name.yaml': [
     'tokens[0].name: must match [a-z0-9][a-z0-9_.-]{0,63}',

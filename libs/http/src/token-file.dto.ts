@@ -39,6 +39,9 @@ const roleProblem = (v: unknown): string | undefined => {
   // token is exactly the mix-up that boot refuses for TALLY_ADMIN_TOKEN.
   if (v.includes('admin') && v.some((r) => r === 'decide' || r === 'query'))
     return 'admin cannot be combined with decide or query: an admin token must not also be a caller token';
+  // `console` already holds query and admin; beside decide it would be a caller token that operates.
+  if (v.includes('console') && v.some((r) => r !== 'console'))
+    return 'console stands alone: it holds query and admin (never decide)';
   return undefined;
 };
 

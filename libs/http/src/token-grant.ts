@@ -19,10 +19,17 @@ export class TokenGrant {
     return access === 'public' || access === 'caller' || this.roles.has(access) || this.implies(access);
   }
 
-  /** Overrides are operations: `admin` holds both scopes, and who may change them may read them. */
+  /**
+   * Overrides are operations: `admin` holds both scopes, and who may change them may read them. The
+   * console's operator reads usage and operates the service with one token: `console` holds `query`
+   * and `admin` (so the overrides too), but never `decide`, so it cannot be handed to a service as its
+   * caller token (the mix-up that forbids `admin` beside `decide` or `query` in one entry).
+   */
   private implies(access: Access): boolean {
-    if (access === 'overrides:read') return this.roles.has('admin') || this.roles.has('overrides:write');
-    return access === 'overrides:write' && this.roles.has('admin');
+    const admin = this.roles.has('admin') || this.roles.has('console');
+    if (access === 'query' || access === 'admin') return this.roles.has('console');
+    if (access === 'overrides:read') return admin || this.roles.has('overrides:write');
+    return access === 'overrides:write' && admin;
   }
 
   /**

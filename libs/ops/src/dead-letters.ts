@@ -13,6 +13,29 @@ export interface DeadLetter {
   /** `tally-dlq-reason`: why it is there. */
   readonly reason: string;
   readonly key: string | null;
+  /**
+   * Where the record came from, not where it now lies: the projector's `topic/partition @offset` of the
+   * record it refused, the relay's outbox stream and entry id, or the denial hash's shard and field.
+   */
+  readonly origin: string | null;
+}
+
+/** The origin of a dead letter, from the projector's headers or the relay's JSON value. */
+export function originOf(headers: Readonly<Record<string, string>>, value: Buffer | null): string | null {
+  const topic = headers['tally-dlq-topic'];
+  if (topic !== undefined)
+    return `${topic}/${headers['tally-dlq-partition'] ?? '?'} @${headers['tally-dlq-offset'] ?? '?'}`;
+  let body: unknown;
+  try {
+    body = value === null ? null : JSON.parse(value.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  const { stream, id, shard, field } = body as Record<string, unknown>;
+  if (typeof stream === 'string' && typeof id === 'string') return `outbox ${stream} entry ${id}`;
+  if (typeof shard === 'number' && typeof field === 'string') return `denials shard ${shard} field ${field}`;
+  return null;
 }
 
 /**
@@ -45,6 +68,7 @@ export async function recentDeadLetters(
           source: r.headers['tally-dlq-source'] ?? 'unknown',
           reason: r.headers['tally-dlq-reason'] ?? 'unknown',
           key: r.key,
+          origin: originOf(r.headers, r.value),
         });
     },
     { purpose: 'dead-letters' },

@@ -31,8 +31,7 @@ export async function buildTree(out: string, apps: readonly string[]): Promise<v
   await copyAssets(join(ROOT, 'libs'));
   // The operator console, as scripts/build.mjs builds it: beside the apps, where the projector looks.
   const consoleOut = join(out, 'console');
-  await run(bin('tsc'), ['-p', 'apps/console/tsconfig.build.json', '--outDir', consoleOut], { cwd: ROOT });
-  await cp(join(ROOT, 'apps/console/static'), consoleOut, { recursive: true });
+  await run(process.execPath, [join(ROOT, 'scripts/build-console.mjs'), consoleOut], { cwd: ROOT });
   for (const app of apps) {
     if (!existsSync(join(out, `apps/${app}/src/main.js`))) throw new Error(`the build produced no ${app}`);
   }

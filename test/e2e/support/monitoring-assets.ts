@@ -23,6 +23,7 @@ export interface DashboardPanel {
 export interface Dashboard {
   readonly uid: string;
   readonly panels: DashboardPanel[];
+  readonly templating: { list: { name: string; query?: { query: string } | string }[] };
   readonly annotations: { list: { expr?: string }[] };
 }
 
@@ -32,7 +33,7 @@ export async function readDashboard(): Promise<Dashboard> {
 
 /**
  * The dashboard's queries as plain PromQL: Grafana's variables replaced by values a query would
- * see (`$__rate_interval` → 5m, `$instance` → `.*`), so promtool can parse them.
+ * see (`$__rate_interval` → 5m, `$instance`, `$relay_instance`… → `.*`), so promtool can parse them.
  */
 export async function dashboardQueries(): Promise<string[]> {
   const dashboard = await readDashboard();
@@ -40,7 +41,11 @@ export async function dashboardQueries(): Promise<string[]> {
     ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)),
     ...dashboard.annotations.list.flatMap((a) => (a.expr === undefined ? [] : [a.expr])),
   ];
-  return raw.map((expr) => expr.replaceAll('$__rate_interval', '5m').replaceAll('$instance', '.*'));
+  return raw.map((expr) =>
+    expr
+      .replaceAll('$__rate_interval', '5m')
+      .replace(/\$(instance|relay_instance|projector_instance)\b/g, '.*'),
+  );
 }
 
 export async function alertExpressions(): Promise<string[]> {

@@ -6,9 +6,9 @@ import { byOutcome, byPolicy, degradedByCause, deniedByReason } from './overview
 
 /**
  * What the console asks first: who the token is (`GET /v1/session`, any token, so that a page hides
- * what the token may not read) and the Overview: the query or the admin role, on every tenant (it sums
- * all of them). Either role: an admin token may not also be a query token (tokens file rule), and both
- * an analyst and an operator start on this page.
+ * what the token may not read) and the Overview: the query, admin or console role, on every tenant
+ * (it sums all of them). Any of them: an admin token may not also be a query token (tokens file rule),
+ * and an analyst, an operator and the console's one token all start on this page.
  */
 @Controller('v1')
 export class OverviewController {
@@ -30,7 +30,7 @@ export class OverviewController {
   @Get('overview')
   @RequireAccess('caller')
   async overview(@Granted() grant: TokenGrant) {
-    if (!grant.roles.has('query') && !grant.roles.has('admin'))
+    if (!grant.allows('query') && !grant.allows('admin'))
       throw new ForbiddenError('the overview needs the query or the admin role', grant.name);
     const own = statesOnly(await this.health.report());
     return {
