@@ -1,4 +1,4 @@
-// The operator console (ADR 0007, charts: ADR 0009): browser modules compiled from apps/console/src,
+// The operator console (ADR 0007, charts: ADR 0010): browser modules compiled from apps/console/src,
 // its static files, and uPlot (from node_modules, served as /console/uplot.js and uplot.css) into
 // one flat folder the projector serves at /console. No bundler, no CDN: the one bare import
 // (`uplot`) is pointed at the local copy. Usage: node scripts/build-console.mjs <outDir>
