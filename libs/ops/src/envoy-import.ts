@@ -113,13 +113,7 @@ class Walker {
   }
 
   /** One list of sibling descriptors under the path `entries`; `exempt` = the exemptions inherited. */
-  private level(
-    raw: unknown,
-    entries: Entry[],
-    exempt: Exemption[],
-    domain: string,
-    path: string,
-  ): void {
+  private level(raw: unknown, entries: Entry[], exempt: Exemption[], domain: string, path: string): void {
     if (raw === undefined) return;
     if (!Array.isArray(raw)) return void this.errors.push({ path, message: 'must be a list of descriptors' });
     const claims = new Map<string, { values: string[]; prefixes: string[] }>();
@@ -206,13 +200,7 @@ class Walker {
     this.level(node.descriptors, entries, exemptions, domain, `${path}.descriptors`);
   }
 
-  private rule(
-    node: Raw,
-    entries: Entry[],
-    exempt: Exemption[],
-    domain: string,
-    path: string,
-  ): void {
+  private rule(node: Raw, entries: Entry[], exempt: Exemption[], domain: string, path: string): void {
     if (node.detailed_metric !== undefined)
       this.notes.push({ path, message: '`detailed_metric` ignored: Tally labels its metrics by policy' });
     if (node.value_to_metric !== undefined)
@@ -280,7 +268,8 @@ class Walker {
     if (exempt.length > 1)
       return void this.unmapped.push({
         path,
-        message: 'rules claimed first by siblings (exact or wildcard values) at two levels of one path: Tally has one `unless` per policy',
+        message:
+          'rules claimed first by siblings (exact or wildcard values) at two levels of one path: Tally has one `unless` per policy',
       });
     const prefixed = entries.filter((e) => e.prefix !== undefined);
     const only = exempt.length === 1 ? exempt[0] : undefined;
@@ -296,9 +285,13 @@ class Walker {
         ? { match_prefix: Object.fromEntries(prefixed.map((e) => [e.key, [e.prefix as string]])) }
         : {}),
       ...(only !== undefined && only.values.length > 0 ? { unless: { [only.key]: only.values } } : {}),
-      ...(only !== undefined && only.prefixes.length > 0 ? { unless_prefix: { [only.key]: only.prefixes } } : {}),
+      ...(only !== undefined && only.prefixes.length > 0
+        ? { unless_prefix: { [only.key]: only.prefixes } }
+        : {}),
       // Path order; a shared wildcard's values count together, so its key is not a dim.
-      key: entries.filter((e) => e.value === undefined || (e.prefix !== undefined && !e.shared)).map((e) => e.key),
+      key: entries
+        .filter((e) => e.value === undefined || (e.prefix !== undefined && !e.shared))
+        .map((e) => e.key),
       ...(node.shadow_mode === true ? { mode: 'shadow' as const } : {}),
       windows: [
         { name: unit, role: window.role, algorithm: 'fixed_window', limit: rpu, period: window.period },

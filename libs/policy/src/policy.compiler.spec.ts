@@ -7,8 +7,7 @@ import type { PolicySet } from './policy.types';
 const FIXTURES = resolve(__dirname, '../../../test/fixtures/policies');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const PERIOD = 'must be a duration between 1ms and 31d (e.g. 500ms, 1s, 1m, 1h, 1d)';
-const DIMS =
-  'selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})';
+const DIMS = 'selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})';
 
 /** One fixture per bad config, with the exact text an operator sees (envoyproxy/ratelimit style). */
 const BAD: Record<string, string[]> = {

@@ -113,7 +113,8 @@ describe(PolicyStore.name, () => {
         errors: [
           {
             path: 'policies[0].key',
-            message: 'unknown dim "User"; must be selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})',
+            message:
+              'unknown dim "User"; must be selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})',
           },
           { path: 'policies[0].windows', message: 'must be a non-empty list of windows' },
         ],
