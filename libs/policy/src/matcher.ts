@@ -11,7 +11,7 @@ import type { NormalizedAttributes, NormalizedSelectors } from './selectors';
  * - A shadow policy applies where it matches but never claims its group: trialling a rule in shadow
  *   must not switch off the enforced policy it is meant to replace.
  * - `whole` (Envoy RLS descriptors, docs/envoy.md "Matching"): a policy applies only when the names
- *   it uses — its `match` names and its `key` dims, `domain` aside — are exactly the names the request
+ *   it uses — its `match` and `match_prefix` names and its `key` dims, `domain` aside — are exactly the names the request
  *   carries, `domain` aside. Envoy's rules match whole descriptors: a descriptor with an entry more
  *   or less than a rule is not that rule's, and is answered OK without being counted by it.
  */
