@@ -53,6 +53,8 @@ describe('tally policy import-envoy (decisions)', () => {
     ['edge', { tenant: `${run}-t1` }, 3, 'edge-tenant.minute', 'MINUTE', MINUTE],
     ['edge', { route: 'login', client: `${run}-c1` }, 2, 'edge-route-login-client.hour', 'HOUR', undefined],
     ['edge', { route: `${run}-search` }, 4, 'edge-route.minute', 'MINUTE', MINUTE],
+    // a key that is no selector dim keys the counter all the same: one per address
+    ['edge', { remote_address: `${run}-203.0.113.7` }, 10, 'edge-remote_address.second', 'SECOND', 1_000],
     ['billing', { plan: 'free', tenant: `${run}-t2` }, 2, 'billing-plan-free-tenant.day', 'DAY', undefined],
     [
       'billing',
@@ -82,7 +84,6 @@ describe('tally policy import-envoy (decisions)', () => {
     ['edge', { route: 'health' }], // unlimited: the exact value wins over the key-only rule
     ['edge', { route: 'login' }], // a rule only one level further down
     ['edge', { tenant: `${run}-t4`, route: 'login' }], // an entry more than any rule
-    ['edge', { remote_address: '203.0.113.7' }], // reported as not mapped: no policy
     ['edge', { generic_key: 'archive' }], // yearly: reported as not mapped
     ['billing', { plan: 'free' }],
     ['billing', { plan: 'silver', tenant: `${run}-t5` }],

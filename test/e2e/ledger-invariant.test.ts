@@ -71,7 +71,7 @@ async function scenario(
     fault,
   );
   expect(record.counts.denied).toBeGreaterThan(record.counts.decisions / 10);
-  for (const n of ['replayed', 'conflicts', 'peeks', 'unmatched', 'fellThrough'] as const) {
+  for (const n of ['replayed', 'conflicts', 'peeks', 'unmatched', 'fellThrough', 'envoyKeyed'] as const) {
     expect(record.counts[n], n).toBeGreaterThan(0);
   }
   return line;

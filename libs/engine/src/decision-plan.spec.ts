@@ -177,6 +177,20 @@ describe(planDecision.name, () => {
     if (!sut.ok) expect(sut.refusal).toMatchObject({ kind, code, reason });
   });
 
+  it('keys by an attribute (an Envoy descriptor entry), and names a missing one as an attribute', () => {
+    // given: a policy counting per remote_address, as import-envoy writes a key-only descriptor rule
+    const ctx = context(policy('addr', { key: ['remote_address'] }));
+    // when
+    const sut = planDecision({ selectors: {}, attributes: { remote_address: '10.0.0.1' }, cost: 1 }, ctx);
+    const missing = planDecision({ selectors: {}, attributes: {}, cost: 1 }, ctx);
+    // then
+    expect(sut.ok ? sut.plan.policies.map((p) => p.key) : sut.refusal.message).toEqual(['10.0.0.1']);
+    expect(missing.ok ? null : missing.refusal).toMatchObject({
+      code: 'selector.identity_missing',
+      message: 'attributes.remote_address is required by policy addr',
+    });
+  });
+
   it('skips a shadow policy whose key dims are missing, and still fails closed for an enforced one', () => {
     // given: a shadow trial keyed by client in front of an enforced policy keyed by principal
     const ctx = context(policy('trial', { mode: 'shadow', key: ['client'] }), policy('api'));

@@ -6,6 +6,7 @@ import {
   normalizeAttributes,
   normalizeSelectors,
   selectPolicies,
+  SELECTOR_DIMS,
   type NormalizedAttributes,
   type NormalizedSelectors,
   type Policy,
@@ -109,6 +110,10 @@ function refuse(
   return { ok: false, refusal: { kind, code, reason, message } };
 }
 
+const DIMS: ReadonlySet<string> = new Set(SELECTOR_DIMS);
+/** A missing key dim is reported where the caller would have to add it: a selector or an attribute. */
+const isSelectorDim = (name: string): boolean => DIMS.has(name);
+
 export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanResult {
   const sel = normalizeSelectors(request.selectors, ctx.tokenSecret);
   if (!sel.ok)
@@ -124,12 +129,13 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
     ? [ctx.only]
     : selectPolicies(ctx.policySet, selectors, attributes, request.wholeDescriptor === true);
   for (const policy of applicable) {
-    const key = keyOf(policy, selectors);
+    const key = keyOf(policy, selectors, attributes);
     if (!key.ok) {
       // A shadow policy is a trial: it must never change an outcome, so a request that lacks its key
       // dims is simply not counted by it (an enforced policy fails closed instead).
       if (policy.mode === 'shadow') continue;
-      const message = `selectors.${key.missing} is required by policy ${policy.name}`;
+      const field = isSelectorDim(key.missing) ? 'selectors' : 'attributes';
+      const message = `${field}.${key.missing} is required by policy ${policy.name}`;
       return refuse('invalid', 'selector.identity_missing', message, 'selector_identity_missing');
     }
     policies.push({ policy: overridden(policy, request.windowOverride), key: key.value });

@@ -4,6 +4,10 @@ import { createHash } from 'node:crypto';
 export interface Entry {
   readonly key: string;
   readonly value?: string;
+  /** A wildcard value `prefix*`: its prefix. */
+  readonly prefix?: string;
+  /** `share_threshold`: every value of the prefix counts on one counter. */
+  readonly shared?: boolean;
 }
 
 /**

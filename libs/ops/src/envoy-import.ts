@@ -1,5 +1,5 @@
 import { parseAllDocuments, stringify } from 'yaml';
-import { ATTRIBUTE_NAME, SELECTOR_DIMS, valueProblem } from '@tally/policy';
+import { ATTRIBUTE_NAME, valueProblem } from '@tally/policy';
 import { KNOWN_UNITS, PolicyNames, UNITS, type Entry } from './envoy-import.names';
 
 /**
@@ -8,9 +8,14 @@ import { KNOWN_UNITS, PolicyNames, UNITS, type Entry } from './envoy-import.name
  * (docs/envoy.md, "Matching" and "Migrating from envoyproxy/ratelimit"). Pure: text in, text out.
  *
  * Each descriptor path with a `rate_limit` becomes one policy: the path's keys with a `value` go into
- * `match` (with `domain`), those without one (a counter per value) into `key`. Envoy prefers an exact
- * `key_value` node over the key-only sibling at the same level, so a key-only rule (and its subtree)
- * is exempted (`unless`) from the sibling values.
+ * `match` (with `domain`), those without one (a counter per value) into `key`, whatever their names
+ * (a selector dim keys by the selector, any other name by the attribute of that name): the counter
+ * is the descriptor path, as ratelimit's cache key (`domain_key_value_…`). A wildcard value
+ * `prefix*` goes into `match_prefix`, and into `key` too unless `share_threshold` makes every value
+ * of the prefix share one counter. Envoy prefers an exact `key_value` node, then the first matching
+ * wildcard, then the key-only sibling at the same level, so a wildcard rule is exempted (`unless`,
+ * `unless_prefix`) from the exact values and earlier wildcards of its key, and a key-only rule (and
+ * its subtree) from all of them.
  *
  * Longer than most files on purpose: one traversal, whose checks read in the order ratelimit applies
  * them, so each report names the exact rule or field it is about.
@@ -26,6 +31,8 @@ export interface EnvoyImportDraft {
   readonly name: string;
   readonly match: Record<string, string>;
   readonly unless?: Record<string, string[]>;
+  readonly match_prefix?: Record<string, string[]>;
+  readonly unless_prefix?: Record<string, string[]>;
   readonly key: string[];
   readonly mode?: 'shadow';
   readonly windows: {
@@ -50,8 +57,29 @@ export type EnvoyImportResult =
       readonly yaml: string;
     };
 
-const DIMS: readonly string[] = SELECTOR_DIMS;
-const NODE_FIELDS = new Set(['key', 'value', 'rate_limit', 'descriptors', 'shadow_mode', 'detailed_metric']);
+const NODE_FIELDS = new Set([
+  'key',
+  'value',
+  'rate_limit',
+  'descriptors',
+  'shadow_mode',
+  'detailed_metric',
+  'share_threshold',
+  'value_to_metric',
+  'quota_mode',
+  'metadata',
+]);
+
+/** What exempts a rule from the descriptors a sibling claims first: values and prefixes of one key. */
+interface Exemption {
+  readonly key: string;
+  readonly values: string[];
+  readonly prefixes: string[];
+}
+
+/** A wildcard value: `prefix*`, the only `*` at the end (ratelimit also takes `*` mid-value). */
+const prefixOf = (value: string): string | undefined =>
+  value.endsWith('*') && value.indexOf('*') === value.length - 1 ? value.slice(0, -1) : undefined;
 const RATE_LIMIT_FIELDS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
 
 type Raw = Record<string, unknown>;
@@ -85,16 +113,10 @@ class Walker {
   }
 
   /** One list of sibling descriptors under the path `entries`; `exempt` = the exemptions inherited. */
-  private level(
-    raw: unknown,
-    entries: Entry[],
-    exempt: [string, string[]][],
-    domain: string,
-    path: string,
-  ): void {
+  private level(raw: unknown, entries: Entry[], exempt: Exemption[], domain: string, path: string): void {
     if (raw === undefined) return;
     if (!Array.isArray(raw)) return void this.errors.push({ path, message: 'must be a list of descriptors' });
-    const exactValues = new Map<string, string[]>();
+    const claims = new Map<string, { values: string[]; prefixes: string[] }>();
     const seen = new Set<string>();
     raw.forEach((node, i) => {
       if (!isMapping(node) || typeof node.key !== 'string') return;
@@ -104,17 +126,23 @@ class Walker {
         this.errors.push({ path: `${path}[${i}]`, message: 'duplicates an earlier key/value of this level' });
       seen.add(id);
     });
-    for (const node of raw)
-      if (isMapping(node) && typeof node.key === 'string' && typeof node.value === 'string')
-        exactValues.set(node.key, [...(exactValues.get(node.key) ?? []), node.value]);
-    raw.forEach((node, i) => this.node(node, entries, exempt, exactValues, domain, `${path}[${i}]`));
+    // What the exact and wildcard siblings of each key claim, in file order (wildcards are tried in it).
+    for (const node of raw) {
+      if (!isMapping(node) || typeof node.key !== 'string' || typeof node.value !== 'string') continue;
+      const claim = claims.get(node.key) ?? { values: [], prefixes: [] };
+      const prefix = prefixOf(node.value);
+      if (prefix === undefined) claim.values.push(node.value);
+      else claim.prefixes.push(prefix);
+      claims.set(node.key, claim);
+    }
+    raw.forEach((node, i) => this.node(node, entries, exempt, claims, domain, `${path}[${i}]`));
   }
 
   private node(
     node: unknown,
     parents: Entry[],
-    exempt: [string, string[]][],
-    exactValues: ReadonlyMap<string, string[]>,
+    exempt: Exemption[],
+    claims: ReadonlyMap<string, { values: string[]; prefixes: string[] }>,
     domain: string,
     path: string,
   ): void {
@@ -135,35 +163,55 @@ class Walker {
       return void skip(`key \`${key}\` is not a Tally attribute name ([a-z0-9_.-]{1,64})`);
     if (parents.some((p) => p.key === key))
       return void skip(`key \`${key}\` repeats an outer key (one value per name)`);
-    if (value === undefined && !DIMS.includes(key))
-      return void skip(
-        `key \`${key}\` without a value (a counter per value) is not a selector dim (${DIMS.join(', ')}); only those key a counter`,
-      );
+    const shared = node.share_threshold === true;
+    if (node.share_threshold !== undefined && typeof node.share_threshold !== 'boolean')
+      return void this.errors.push({ path: `${path}.share_threshold`, message: 'must be a boolean' });
+    const prefix = value === undefined ? undefined : prefixOf(value);
+    // ratelimit refuses the file too: a threshold can only be shared by the values of a wildcard.
+    if (shared && prefix === undefined)
+      return void this.errors.push({
+        path: `${path}.share_threshold`,
+        message: 'only applies to a wildcard value (`prefix*`)',
+      });
     if (value !== undefined) {
-      if (value.endsWith('*'))
-        return void skip(`wildcard value \`${value}\` (prefix match) has no Tally equivalent`);
+      if (value.includes('*') && prefix === undefined)
+        return void skip(`wildcard value \`${value}\` with \`*\` before its end: only \`prefix*\` is mapped`);
       if (key === 'token')
         return void skip('key `token` with a value: Tally hashes tokens, so a value never matches');
-      const problem = valueProblem(value);
-      if (problem) return void skip(`value ${problem}`);
+      const problem = valueProblem(prefix ?? value);
+      if (problem) return void skip(prefix === '' ? 'wildcard value `*` (any value)' : `value ${problem}`);
     }
-    const entries = [...parents, value === undefined ? { key } : { key, value }];
-    // Envoy descends into the exact `key_value` sibling when there is one: the key-only rule is not its.
-    const siblings = value === undefined ? exactValues.get(key) : undefined;
-    const exemptions = siblings ? [...exempt, [key, siblings] as [string, string[]]] : exempt;
+    const entry: Entry =
+      value === undefined ? { key } : prefix === undefined ? { key, value } : { key, value, prefix, shared };
+    const entries = [...parents, entry];
+    // Envoy descends into the exact `key_value` sibling when there is one, else into the first wildcard
+    // sibling that matches, else into the key-only one: a rule is not the descriptors a sibling claims first.
+    const claim = claims.get(key);
+    const prefixes = claim?.prefixes ?? [];
+    const claimed: Exemption | undefined =
+      value === undefined
+        ? claim && { key, values: claim.values, prefixes }
+        : prefix !== undefined
+          ? { key, values: claim?.values ?? [], prefixes: prefixes.slice(0, prefixes.indexOf(prefix)) }
+          : undefined;
+    const claimsAny = claimed !== undefined && claimed.values.length + claimed.prefixes.length > 0;
+    const exemptions = claimsAny ? [...exempt, claimed] : exempt;
     this.rule(node, entries, exemptions, domain, path);
     this.level(node.descriptors, entries, exemptions, domain, `${path}.descriptors`);
   }
 
-  private rule(
-    node: Raw,
-    entries: Entry[],
-    exempt: [string, string[]][],
-    domain: string,
-    path: string,
-  ): void {
+  private rule(node: Raw, entries: Entry[], exempt: Exemption[], domain: string, path: string): void {
     if (node.detailed_metric !== undefined)
       this.notes.push({ path, message: '`detailed_metric` ignored: Tally labels its metrics by policy' });
+    if (node.value_to_metric !== undefined)
+      this.notes.push({ path, message: '`value_to_metric` ignored: Tally labels its metrics by policy' });
+    if (node.quota_mode !== undefined)
+      this.unmapped.push({
+        path,
+        message: '`quota_mode` not mapped: Tally has no quota mode; the rule is mapped as an enforced limit',
+      });
+    if (node.metadata !== undefined)
+      this.unmapped.push({ path, message: '`metadata` not mapped: Tally returns no per-rule metadata' });
     if (node.rate_limit === undefined) return;
     const rl = node.rate_limit;
     const at = `${path}.rate_limit`;
@@ -220,16 +268,30 @@ class Walker {
     if (exempt.length > 1)
       return void this.unmapped.push({
         path,
-        message: 'key-only rules with exact siblings at two levels: Tally has one `unless` per policy',
+        message:
+          'rules claimed first by siblings (exact or wildcard values) at two levels of one path: Tally has one `unless` per policy',
       });
+    const prefixed = entries.filter((e) => e.prefix !== undefined);
+    const only = exempt.length === 1 ? exempt[0] : undefined;
     this.policies.push({
       name: this.names.of(domain, entries),
       match: Object.fromEntries([
         ['domain', domain],
-        ...entries.flatMap((e): [string, string][] => (e.value === undefined ? [] : [[e.key, e.value]])),
+        ...entries.flatMap((e): [string, string][] =>
+          e.value === undefined || e.prefix !== undefined ? [] : [[e.key, e.value]],
+        ),
       ]),
-      ...(exempt.length === 1 ? { unless: Object.fromEntries(exempt) } : {}),
-      key: entries.filter((e) => e.value === undefined).map((e) => e.key),
+      ...(prefixed.length > 0
+        ? { match_prefix: Object.fromEntries(prefixed.map((e) => [e.key, [e.prefix as string]])) }
+        : {}),
+      ...(only !== undefined && only.values.length > 0 ? { unless: { [only.key]: only.values } } : {}),
+      ...(only !== undefined && only.prefixes.length > 0
+        ? { unless_prefix: { [only.key]: only.prefixes } }
+        : {}),
+      // Path order; a shared wildcard's values count together, so its key is not a dim.
+      key: entries
+        .filter((e) => e.value === undefined || (e.prefix !== undefined && !e.shared))
+        .map((e) => e.key),
       ...(node.shadow_mode === true ? { mode: 'shadow' as const } : {}),
       windows: [
         { name: unit, role: window.role, algorithm: 'fixed_window', limit: rpu, period: window.period },

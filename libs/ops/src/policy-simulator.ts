@@ -127,7 +127,7 @@ export class PolicySimulator {
     const applicable: { policy: Policy; key: string }[] = [];
     let refused = false;
     for (const policy of selectPolicies(this.proposed, selectors, attributes)) {
-      const key = keyOf(policy, selectors);
+      const key = keyOf(policy, selectors, attributes);
       if (key.ok) applicable.push({ policy, key: key.value });
       else if (policy.mode === 'enforce') {
         // selector_identity_missing: refused before any window (shadow policies just skip).

@@ -110,7 +110,7 @@ export class ReseedAccumulator {
       const windows = this.byPolicy.get(recorded.name);
       if (windows === undefined) continue;
       if (recorded.mode === 'shadow' && recorded.windows.some((w) => w.would_deny === true)) continue;
-      const key = keyOf(windows[0].policy, selectors);
+      const key = keyOf(windows[0].policy, selectors, event.data.attributes);
       if (!key.ok) continue;
       for (const w of windows) {
         if (timeMs < w.sinceMs) continue;

@@ -246,4 +246,63 @@ describe(keyOf.name, () => {
   it('uses the token selector as normalized (already hashed)', () => {
     expect(keyOf(policy('p', { key: ['token'] }), { token: 't_abc' })).toEqual({ ok: true, value: 't_abc' });
   });
+
+  it('keys by attributes too: a name that is no selector dim is looked up among the attributes', () => {
+    // given: an Envoy descriptor path `generic_key` → `remote_address` (a counter per address)
+    const p = policy('p', { key: ['generic_key', 'remote_address'] });
+
+    const sut = keyOf(p, { tenant: 'acme' }, { generic_key: 'g:1', remote_address: '10.0.0.1' });
+
+    expect(sut).toEqual({ ok: true, value: 'g%3A1:10.0.0.1' });
+    expect(keyOf(p, {}, { generic_key: 'g' })).toEqual({ ok: false, missing: 'remote_address' });
+    // a selector dim is never read from an attribute of the same name
+    expect(keyOf(policy('q', { key: ['tenant'] }), {}, { tenant: 'acme' })).toEqual({
+      ok: false,
+      missing: 'tenant',
+    });
+  });
+});
+
+describe('match_prefix / unless_prefix (Envoy wildcard values)', () => {
+  const files = (value: string) => ({ selectors: {}, attributes: { domain: 'd', files: value } });
+  const wild = policy('wild', {
+    key: [],
+    match: match({ domain: ['d'] }),
+    matchPrefix: match({ files: ['files/'] }),
+    unless: match({ files: ['files/exact'] }),
+  });
+  const keyOnly = policy('key-only', {
+    key: ['files'],
+    match: match({ domain: ['d'] }),
+    unless: match({ files: ['files/exact'] }),
+    unlessPrefix: match({ files: ['files/'] }),
+  });
+
+  it.each<[string, string[]]>([
+    ['files/a.pdf', ['wild']],
+    ['files/', ['wild']],
+    ['files/exact', []],
+    ['file', ['key-only']],
+    ['other/files/x', ['key-only']],
+  ])('%s → %j', (value, expected) => {
+    const { selectors, attributes } = files(value);
+
+    const sut = selectPolicies(setOf(wild, keyOnly), selectors, attributes, true);
+
+    expect(names(sut)).toEqual(expected);
+  });
+
+  it('an exact value of `match` for the same name also holds (OR over values and prefixes)', () => {
+    const p = policy('p', { key: [], match: match({ files: ['x'] }), matchPrefix: match({ files: ['y/'] }) });
+
+    expect(names(selectPolicies(setOf(p), {}, { files: 'x' }))).toEqual(['p']);
+    expect(names(selectPolicies(setOf(p), {}, { files: 'y/1' }))).toEqual(['p']);
+    expect(names(selectPolicies(setOf(p), {}, { files: 'z' }))).toEqual([]);
+  });
+
+  it('empty unless and unless_prefix exempt nobody', () => {
+    const p = policy('p', { key: [], unlessPrefix: match({}) });
+
+    expect(names(selectPolicies(setOf(p), {}, { files: 'x' }))).toEqual(['p']);
+  });
 });

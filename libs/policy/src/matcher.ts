@@ -1,4 +1,4 @@
-import type { MatchSpec, Policy, PolicySet, SelectorDim } from './policy.types';
+import { SELECTOR_DIMS, type MatchSpec, type Policy, type PolicySet, type SelectorDim } from './policy.types';
 import type { NormalizedAttributes, NormalizedSelectors } from './selectors';
 
 /**
@@ -11,7 +11,7 @@ import type { NormalizedAttributes, NormalizedSelectors } from './selectors';
  * - A shadow policy applies where it matches but never claims its group: trialling a rule in shadow
  *   must not switch off the enforced policy it is meant to replace.
  * - `whole` (Envoy RLS descriptors, docs/envoy.md "Matching"): a policy applies only when the names
- *   it uses — its `match` names and its `key` dims, `domain` aside — are exactly the names the request
+ *   it uses — its `match` and `match_prefix` names and its `key` dims, `domain` aside — are exactly the names the request
  *   carries, `domain` aside. Envoy's rules match whole descriptors: a descriptor with an entry more
  *   or less than a rule is not that rule's, and is answered OK without being counted by it.
  */
@@ -38,9 +38,37 @@ export function selectPolicies(
 }
 
 function applies(policy: Policy, selectors: NormalizedSelectors, attributes: NormalizedAttributes): boolean {
-  if (!holds(policy.match, selectors, attributes)) return false;
+  const { matchPrefix, unlessPrefix } = policy;
+  if (matchPrefix === undefined) {
+    if (!holds(policy.match, selectors, attributes)) return false;
+  } else if (!holdsWithPrefixes(policy.match, matchPrefix, selectors, attributes)) return false;
   // An empty `unless` exempts nobody (while an empty `match` selects everybody).
-  return isEmpty(policy.unless) || !holds(policy.unless, selectors, attributes);
+  if (unlessPrefix === undefined)
+    return isEmpty(policy.unless) || !holds(policy.unless, selectors, attributes);
+  const exempts = !isEmpty(policy.unless) || !isEmpty(unlessPrefix);
+  return !exempts || !holdsWithPrefixes(policy.unless, unlessPrefix, selectors, attributes);
+}
+
+/**
+ * `holds` where a name may also be satisfied by a value prefix (Envoy's `prefix*` wildcard): every
+ * name of either spec has a value that is one of its exact values or starts with one of its prefixes.
+ * An empty pair holds (vacuously): the caller keeps an empty `unless` from exempting everybody.
+ */
+function holdsWithPrefixes(
+  exact: MatchSpec,
+  prefixes: MatchSpec,
+  selectors: NormalizedSelectors,
+  attributes: NormalizedAttributes,
+): boolean {
+  const names = new Set([...Object.keys(exact), ...Object.keys(prefixes)]);
+  for (const name of names) {
+    const value = lookup(name, selectors, attributes);
+    if (value === undefined) return false;
+    const byValue = Object.hasOwn(exact, name) && exact[name].includes(value);
+    if (!byValue && !(Object.hasOwn(prefixes, name) && prefixes[name].some((p) => value.startsWith(p))))
+      return false;
+  }
+  return true;
 }
 
 /** The attribute Envoy's request-level `domain` arrives as: matched like any name, never part of the shape. */
@@ -52,24 +80,30 @@ function namesOf(selectors: NormalizedSelectors, attributes: NormalizedAttribute
   return names;
 }
 
-/** The policy's `match` names ∪ `key` dims, `domain` aside, equal `names` as a set. */
+/** The policy's `match` (and `match_prefix`) names ∪ `key` dims, `domain` aside, equal `names` as a set. */
 function usesExactly(policy: Policy, names: ReadonlySet<string>): boolean {
   // Counted in place (this runs per policy per Envoy descriptor): each distinct used name must be
   // among `names`, and there must be as many of them as `names` has.
   let used = 0;
-  for (const name of Object.keys(policy.match)) {
+  const { match, key, matchPrefix } = policy;
+  for (const name of Object.keys(match)) {
     if (name === DOMAIN) continue;
     if (!names.has(name)) return false;
     used++;
   }
-  const key = policy.key;
   for (let i = 0; i < key.length; i++) {
     const dim = key[i];
     // counted once: a dim that is also matched, or repeated in `key`, is already in (a dim is never `domain`)
-    if (Object.hasOwn(policy.match, dim) || key.indexOf(dim) < i) continue;
+    if (Object.hasOwn(match, dim) || key.indexOf(dim) < i) continue;
     if (!names.has(dim)) return false;
     used++;
   }
+  if (matchPrefix !== undefined)
+    for (const name of Object.keys(matchPrefix)) {
+      if (name === DOMAIN || Object.hasOwn(match, name) || key.includes(name)) continue;
+      if (!names.has(name)) return false;
+      used++;
+    }
   return used === names.size;
 }
 
@@ -101,21 +135,28 @@ function lookup(
 
 /**
  * The composite key of a policy for a request: the `key` dims' values in order, joined with `:`.
+ * A dim is a selector when it names one (`tenant`, `principal`, `token`, `client`, `route`), else an
+ * attribute: so an RLS descriptor keys a counter by its own entries, whatever their names.
  * `%`, `:`, `{` and `}` are percent-encoded in each value so that the join is unambiguous and a value
  * can never open a second Redis hash tag. An empty `key` gives `''` (one counter for everyone).
  */
 export function keyOf(
   policy: Policy,
   selectors: NormalizedSelectors,
-): { ok: true; value: string } | { ok: false; missing: SelectorDim } {
+  attributes: NormalizedAttributes = {},
+): { ok: true; value: string } | { ok: false; missing: string } {
   const parts: string[] = [];
   for (const dim of policy.key) {
-    const value = selectors[dim];
+    const value = DIM_NAMES.has(dim) ? selectors[dim as SelectorDim] : ownAttribute(attributes, dim);
     if (value === undefined) return { ok: false, missing: dim };
     parts.push(encodeKeyPart(value));
   }
   return { ok: true, value: parts.join(':') };
 }
+
+const DIM_NAMES: ReadonlySet<string> = new Set(SELECTOR_DIMS);
+const ownAttribute = (attributes: NormalizedAttributes, name: string): string | undefined =>
+  Object.hasOwn(attributes, name) ? attributes[name] : undefined;
 
 const KEY_SPECIALS = /[%:{}]/g;
 function encodeKeyPart(value: string): string {

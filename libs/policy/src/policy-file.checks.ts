@@ -33,7 +33,7 @@ export function checkPolicies(file: PolicyFileDto): PolicyError[] {
       });
     errors.push(...checkWindowNames(policy.windows, path));
     errors.push(...checkWindowScale(policy.windows, path));
-    for (const field of ['match', 'unless'] as const) {
+    for (const field of ['match', 'unless', 'match_prefix', 'unless_prefix'] as const) {
       const spec = policy[field];
       if (isMapping(spec)) errors.push(...checkMatch(spec, `${path}.${field}`));
     }

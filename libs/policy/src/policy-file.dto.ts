@@ -39,6 +39,9 @@ export class PolicyDto {
   @IsName() name!: unknown;
   @IsOptional() @IsMapping() match?: unknown;
   @IsOptional() @IsMapping() unless?: unknown;
+  /** Envoy's wildcard values: name → value prefixes, OR-ed with `match`'s exact values for that name. */
+  @IsOptional() @IsMapping() match_prefix?: unknown;
+  @IsOptional() @IsMapping() unless_prefix?: unknown;
   @IsKeyDims() key!: unknown;
 
   @IsList('windows', { nonEmpty: true })

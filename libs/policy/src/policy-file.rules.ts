@@ -1,6 +1,7 @@
 import { ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { MAX_PERIOD_MS, MIN_PERIOD_MS, parseDuration } from './duration';
 import { SELECTOR_DIMS } from './policy.types';
+import { ATTRIBUTE_NAME } from './selectors';
 
 /**
  * The field rules of the policy file as class-validator decorators. One decorator per field (with
@@ -77,14 +78,18 @@ export function IsList(what: string, options: { nonEmpty: boolean }): PropertyDe
   );
 }
 
-/** `key`: an ordered list of distinct selector dims (may be empty: one counter for everyone). */
+/**
+ * `key`: an ordered list of distinct names (may be empty: one counter for everyone), each a selector
+ * dim or an attribute name (`[a-z0-9_.-]{1,64}`): a counter per value of each.
+ */
 export function IsKeyDims(): PropertyDecorator {
   const dims: readonly string[] = SELECTOR_DIMS;
+  const what = `selector dims (${dims.join(', ')}) or attribute names ([a-z0-9_.-]{1,64})`;
   const problem = (v: unknown): string | undefined => {
-    if (!Array.isArray(v)) return `must be a list of selector dims (${dims.join(', ')})`;
-    const unknown = v.filter((d) => typeof d !== 'string' || !dims.includes(d));
+    if (!Array.isArray(v)) return `must be a list of ${what}`;
+    const unknown = v.filter((d) => typeof d !== 'string' || !ATTRIBUTE_NAME.test(d));
     if (unknown.length > 0) {
-      return `unknown dim ${unknown.map((d) => JSON.stringify(d)).join(', ')}; must be among ${dims.join(', ')}`;
+      return `unknown dim ${unknown.map((d) => JSON.stringify(d)).join(', ')}; must be ${what}`;
     }
     if (new Set(v).size !== v.length) return 'must not repeat a dim';
     return undefined;

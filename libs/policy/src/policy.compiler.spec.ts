@@ -7,7 +7,7 @@ import type { PolicySet } from './policy.types';
 const FIXTURES = resolve(__dirname, '../../../test/fixtures/policies');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const PERIOD = 'must be a duration between 1ms and 31d (e.g. 500ms, 1s, 1m, 1h, 1d)';
-const DIMS = 'tenant, principal, token, client, route';
+const DIMS = 'selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})';
 
 /** One fixture per bad config, with the exact text an operator sees (envoyproxy/ratelimit style). */
 const BAD: Record<string, string[]> = {
@@ -61,7 +61,7 @@ const BAD: Record<string, string[]> = {
     'policies[0].windows[2].limit: limit × period in ms must be at most 3002399751580330 for sliding_window (here 34749998 × 86400000); lower the limit or the period',
   ],
   'many-errors.yaml': [
-    `policies[1].key: unknown dim "account"; must be among ${DIMS}`,
+    `policies[1].key: unknown dim "Account"; must be ${DIMS}`,
     'policies[1].windows[0].limit: must be a positive integer, at most 9007199254740991',
     `policies[1].windows[0].period: ${PERIOD}`,
     'policies[1].mode: must be one of enforce, shadow',
@@ -94,7 +94,7 @@ const BAD: Record<string, string[]> = {
     'policies[0].limit: unknown field',
     'policies[0].windows[0].burst: unknown field',
   ],
-  'unknown-key-dim.yaml': [`policies[0].key: unknown dim "user", "ip"; must be among ${DIMS}`],
+  'unknown-key-dim.yaml': [`policies[0].key: unknown dim "User", "ip:v4"; must be ${DIMS}`],
   'window-not-a-mapping.yaml': ['policies[0].windows[0]: each entry must be a mapping'],
   'windows-not-a-list.yaml': ['policies[0].windows: must be a non-empty list of windows'],
   'yaml-duplicate-key.yaml': ['line 4, column 5: YAML: Map keys must be unique'],

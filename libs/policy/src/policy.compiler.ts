@@ -15,7 +15,6 @@ import type {
   PolicyError,
   PolicyMode,
   PolicySet,
-  SelectorDim,
   WindowRole,
   WindowSpec,
 } from './policy.types';
@@ -88,7 +87,10 @@ function compilePolicy(p: PolicyDto): Policy {
     name: p.name as string,
     match: compileMatch(p.match),
     unless: compileMatch(p.unless),
-    key: Object.freeze([...(p.key as SelectorDim[])]),
+    // Absent rather than empty: the matcher skips prefix checks for (almost) every policy.
+    ...(p.match_prefix === undefined ? {} : { matchPrefix: compileMatch(p.match_prefix) }),
+    ...(p.unless_prefix === undefined ? {} : { unlessPrefix: compileMatch(p.unless_prefix) }),
+    key: Object.freeze([...(p.key as string[])]),
     windows: Object.freeze(windows),
     // A cost above the smallest limit could never pass, so that limit is the natural maximum.
     maxCost: (p.max_cost as number | undefined) ?? Math.min(...windows.map((w) => w.limit)),

@@ -9,7 +9,7 @@ const policyFile = (limit: number) =>
   `policies:\n  - name: p\n    key: [tenant]\n    windows: [{ name: w, role: sustained, algorithm: fixed_window, limit: ${limit}, period: 1m }]\n`;
 /** Busy shared machines: file events and debounces may take a while, never forever. */
 const WAIT = { timeout: 10_000, interval: 20 };
-const BAD = 'policies:\n  - name: p\n    key: [user]\n    windows: []\n';
+const BAD = 'policies:\n  - name: p\n    key: [User]\n    windows: []\n';
 
 /**
  * Resolves once this process has been told that `name` in `dir` changed: from then on the store's own
@@ -64,7 +64,7 @@ describe(PolicyStore.name, () => {
       expect(() => sut.load()).toThrow(PolicyLoadError);
       expect(() => sut.load()).toThrow(
         `invalid policy file ${path}:\n` +
-          '  policies[0].key: unknown dim "user"; must be among tenant, principal, token, client, route\n' +
+          '  policies[0].key: unknown dim "User"; must be selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})\n' +
           '  policies[0].windows: must be a non-empty list of windows',
       );
     });
@@ -113,7 +113,8 @@ describe(PolicyStore.name, () => {
         errors: [
           {
             path: 'policies[0].key',
-            message: 'unknown dim "user"; must be among tenant, principal, token, client, route',
+            message:
+              'unknown dim "User"; must be selector dims (tenant, principal, token, client, route) or attribute names ([a-z0-9_.-]{1,64})',
           },
           { path: 'policies[0].windows', message: 'must be a non-empty list of windows' },
         ],

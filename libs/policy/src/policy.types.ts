@@ -4,7 +4,11 @@
  * and the engine use. Periods are milliseconds here; the YAML speaks `1s`, `1m`, `1h`, `1d`, `1mo`.
  */
 
-/** The selector dimensions a request can carry; `key` dims are drawn from these. */
+/**
+ * The selector dimensions a request can carry. A policy's `key` names selector dims or attributes
+ * (an attribute-keyed policy counts per attribute value: what an Envoy descriptor key without a
+ * value does, docs/envoy.md "Matching").
+ */
 export const SELECTOR_DIMS = ['tenant', 'principal', 'token', 'client', 'route'] as const;
 export type SelectorDim = (typeof SELECTOR_DIMS)[number];
 
@@ -62,8 +66,19 @@ export interface Policy {
   readonly match: MatchSpec;
   /** If every entry of `unless` matches, the policy does not apply (exemption). Empty = no exemption. */
   readonly unless: MatchSpec;
-  /** Composite key dimensions in order; a missing one fails closed with `selector_identity_missing`. */
-  readonly key: readonly SelectorDim[];
+  /**
+   * `match_prefix`: name → accepted value prefixes (Envoy's wildcard values `prefix*`). A name here
+   * holds when its value is among `match`'s values for it or starts with one of these. Absent = none.
+   */
+  readonly matchPrefix?: MatchSpec;
+  /** `unless_prefix`: the same for `unless` (a name holds by exact value or by prefix). */
+  readonly unlessPrefix?: MatchSpec;
+  /**
+   * Composite key dimensions in order: selector dims or attribute names (a selector dim is looked up
+   * among the selectors, any other name among the attributes). A missing one fails closed with
+   * `selector_identity_missing`.
+   */
+  readonly key: readonly string[];
   readonly windows: readonly WindowSpec[];
   /** Largest valid cost; defaults to the smallest window limit (a larger cost could never pass). */
   readonly maxCost: number;

@@ -31,6 +31,8 @@ export interface ClientCounts {
   peeks: number;
   unmatched: number;
   fellThrough: number;
+  /** Allowed decisions the attribute-keyed, prefix-matched (Envoy-style) policy counted. */
+  envoyKeyed: number;
 }
 
 export class ClientRecord {
@@ -49,6 +51,7 @@ export class ClientRecord {
     peeks: 0,
     unmatched: 0,
     fellThrough: 0,
+    envoyKeyed: 0,
   };
 
   add(body: DecisionBody, status: number, answer: DecisionAnswer): void {
@@ -69,6 +72,7 @@ export class ClientRecord {
     }
     if (answer.policies?.length === 0) this.counts.unmatched++;
     if (answer.policies?.some((p) => p.name === 'ledger-tier-premium')) this.counts.fellThrough++;
+    if (answer.policies?.some((p) => p.name === 'ledger-envoy-address')) this.counts.envoyKeyed++;
     if (body.cost === 0) {
       this.counts.peeks++;
       return;

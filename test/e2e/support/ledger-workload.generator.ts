@@ -1,7 +1,7 @@
 /**
  * A paced, seeded stream of mixed decisions over HTTP: several tenants, routes that two enforce
  * policies, a tier group (whose first, disabled policy falls through) and a shadow policy match, an
- * unmatched route, cost-0 peeks, varied costs, idempotent retries (sequential and concurrent) and
+ * unmatched route, an attribute-keyed policy with a prefix match (an Envoy rule), cost-0 peeks, varied costs, idempotent retries (sequential and concurrent) and
  * idempotency conflicts. Limits are tight enough that a good share is denied.
  */
 import { eventually, sleep } from '@tally/testing';
@@ -42,6 +42,12 @@ policies:
     match: { route: [read, write] }
     key: [tenant, client]
     windows: [{ name: burst, role: burst, algorithm: token_bucket, limit: 20, period: 1s }]
+  # As \`tally policy import-envoy\` writes an Envoy rule keyed by a descriptor's own entries: a counter
+  # per (non-selector) remote_address, for the paths of a wildcard value \`/api/*\`.
+  - name: ledger-envoy-address
+    match_prefix: { path: [/api/] }
+    key: [remote_address]
+    windows: [{ name: minute, role: sustained, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
 
 /**
@@ -137,8 +143,17 @@ export class Workload {
       attributes: { plan: t % 2 === 0 ? 'premium' : 'basic' },
       cost: costDraw < 0.1 ? 0 : costDraw < 0.15 ? 8 : 1 + Math.floor(r() * 5),
     };
-    if (r() >= 0.35) return body;
-    const keyed = { ...body, idempotency_key: `k-${this.options.seed}-${this.sent}-${t}` };
+    const route = body.selectors.route;
+    const envoy: DecisionBody = {
+      ...body,
+      attributes: {
+        ...body.attributes,
+        path: route === 'health' ? '/health' : `/api/${route}`,
+        remote_address: `198.51.100.${Math.floor(r() * 4)}`,
+      },
+    };
+    if (r() >= 0.35) return envoy;
+    const keyed = { ...envoy, idempotency_key: `k-${this.options.seed}-${this.sent}-${t}` };
     this.keyed.push(keyed);
     return keyed;
   }
