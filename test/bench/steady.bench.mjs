@@ -17,7 +17,8 @@
 // (2 s), BENCH_CONCURRENCY (50), BENCH_GRPC_CONNECTIONS (10), BENCH_RLS_WORKERS (auto: one per core),
 // BENCH_STEADY_RATE (2000 decisions/s), BENCH_STEADY_CASES (grpc-1,http), BENCH_STEADY_LOADS
 // (fixed,max), BENCH_STEADY_PAUSED (1; 0 = no ledger-paused variant), BENCH_STEADY_IDLE_SECONDS (10;
-// 0 = none), BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_BASELINE_DIST (another build's dist/, its
+// 0 = none), BENCH_STEADY_PREWARM (30 s per case and side before the rounds; 0 = none),
+// BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_BASELINE_DIST (another build's dist/, its
 // package.json beside it: measured in the same rounds, its own API and relay on the same stack),
 // BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22),
 // BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT / BENCH_STACK_CONTROLLER_PORT (Tally's stack).
@@ -49,6 +50,9 @@ const settings = {
   loads: list('BENCH_STEADY_LOADS', 'fixed,max'),
   paused: process.env.BENCH_STEADY_PAUSED !== '0',
   idleSeconds: int('BENCH_STEADY_IDLE_SECONDS', 10),
+  // A cold JVM broker and a cold relay cost about twice as much per record for their first half-minute:
+  // every side runs each case at the fixed rate this long, unmeasured, before the first round.
+  prewarmSeconds: int('BENCH_STEADY_PREWARM', 30),
   lag: process.env.BENCH_STEADY_LAG !== '0',
 };
 
@@ -79,6 +83,19 @@ async function measureRound({ name, load, sides, ledger, ghz }) {
     log(`  ${variant}: ${short(round[variant])}`);
   }
   return round;
+}
+
+/** Each case at the fixed rate on every side, unmeasured: the rounds then compare warm processes. */
+async function prewarm({ sides, ledger, ghz }) {
+  if (settings.prewarmSeconds <= 0) return;
+  for (const name of settings.cases) {
+    for (const side of Object.values(sides)) {
+      if (!side) continue;
+      if (side.name !== 'peer') await ledger.use(side.name);
+      log(`prewarm: ${name}, ${side.name} at ${settings.rate}/s for ${settings.prewarmSeconds} s`);
+      await caseLoad(name, side, { ghz, ...settings, rate: settings.rate })(settings.prewarmSeconds);
+    }
+  }
 }
 
 /** BENCH_BASELINE_DIST as a build to start (`{ dist, packageJson }`), or undefined. */
@@ -167,6 +184,7 @@ export async function runSteadyBench() {
     // rounds' backlog instead of folding it.
     if (settings.lag) await primeProjector(stack, settings, tally.redis, log);
 
+    await prewarm({ sides, ledger, ghz });
     const results = {};
     for (const name of settings.cases) {
       results[name] = {};
