@@ -55,7 +55,7 @@ policies:
 const INVALID = `
 policies:
   - name: ${P.capped}
-    key: [tenant, planet]
+    key: [tenant, Planet X]
     windows:
       - { name: hourly, role: sustained, algorithm: leaky_bucket, limit: -5, period: 1h }
 `;
