@@ -1,16 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { newDecisionId } from './decision-id';
+import { newDecisionId } from './plan/decision-id';
 import type { DecisionObserver } from './decision-observer';
-import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
-import { degradedReplayDecision, refusedDecision, scriptDecision } from './decision-result';
-import type { Decision, DecisionRequest } from './decision.types';
+import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './plan/decision-plan';
+import { degradedReplayDecision, refusedDecision, scriptDecision } from './plan/decision-result';
+import type { Decision, DecisionRequest } from './plan/decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
 import { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
-import { EngineService, type StepResult } from './engine.service';
+import { EngineService, type StepResult } from './store/engine.service';
 import type { ScriptOutcome } from './decide.script';
-import { DegradedLedger } from './degraded-ledger';
+import { DegradedLedger } from './failure/degraded-ledger';
 import { describeState, type PolicyStateResult } from './policy-state';
-import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './local-fallback';
+import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './failure/local-fallback';
 import { OverridesCache } from './overrides/overrides.cache';
 
 /**

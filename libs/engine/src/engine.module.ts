@@ -7,11 +7,11 @@ import {
 } from '@nestjs/common';
 import type { DecisionObserver } from './decision-observer';
 import { DecisionService } from './decision.service';
-import { DegradedLedger } from './degraded-ledger';
+import { DegradedLedger } from './failure/degraded-ledger';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
 import type { EngineOptions, PolicySetSource } from './engine.options';
-import { EngineService } from './engine.service';
-import { LeaseService } from './lease.service';
+import { EngineService } from './store/engine.service';
+import { LeaseService } from './leases/lease.service';
 import { createRedisClient } from '@tally/redis';
 import { OverridesService } from './overrides/overrides.service';
 import { OverridesStore } from './overrides/overrides.store';

@@ -1,14 +1,14 @@
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan, PlannedWindow } from './decision-plan';
+import type { DecisionObserver } from '../decision-observer';
+import type { DecisionPlan, PlannedWindow } from '../plan/decision-plan';
 import {
   backendDecision,
   localDecision,
   type LocalWindowNumbers,
   type WindowOverride,
-} from './decision-result';
-import type { BackendFailure, Decision } from './decision.types';
+} from '../plan/decision-result';
+import type { BackendFailure, Decision } from '../plan/decision.types';
 import { LocalLimiter, type LocalCheck, type LocalLimiterOptions } from './local-limiter';
-import type { HeldOverride } from './overrides/override-copy';
+import type { HeldOverride } from '../overrides/override-copy';
 
 /** What one `local_fallback` policy's part of a decision came to (a metric label). */
 export type LocalFallbackOutcome = 'allowed' | 'denied' | 'blocked' | 'overflow_open' | 'overflow_closed';

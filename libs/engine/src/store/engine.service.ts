@@ -6,30 +6,30 @@ import {
   countsAsOutage,
   pipelineDeadlineMs,
   withDeadline,
-} from './backend-failure';
-import { DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
-import { NodeBreakers, type NodeBreaker } from './node-breakers';
+} from '../failure/backend-failure';
+import { DEFAULT_BREAKER, type BreakerState } from '../failure/circuit-breaker';
+import { NodeBreakers, type NodeBreaker } from '../failure/node-breakers';
 import { RedisNodes } from './redis-nodes';
-import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from './decide.script';
+import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from '../decide.script';
 import type { RedisClient } from '@tally/redis';
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan } from './decision-plan';
-import { appendShardEntries, degradedShards } from './degraded-append';
-import type { DegradedEntry } from './degraded-entry';
-import type { DegradedLedgerOptions } from './degraded-ledger.options';
-import type { BackendFailure } from './decision.types';
-import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
-import type { EngineOptions } from './engine.options';
-import { unpackWindowState } from './policy-state-hash';
+import type { DecisionObserver } from '../decision-observer';
+import type { DecisionPlan } from '../plan/decision-plan';
+import { appendShardEntries, degradedShards } from '../failure/degraded-append';
+import type { DegradedEntry } from '../failure/degraded-entry';
+import type { DegradedLedgerOptions } from '../failure/degraded-ledger.options';
+import type { BackendFailure } from '../plan/decision.types';
+import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
+import type { EngineOptions } from '../engine.options';
+import { unpackWindowState } from '../policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
-import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
+import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from '../leases/release.script';
 import {
   callExtend,
   defineExtend,
   parseExtendReply,
   type ExtendArgs,
   type ExtendReply,
-} from './extend.script';
+} from '../leases/extend.script';
 
 export type StepResult<T> =
   | { ok: true; value: T }

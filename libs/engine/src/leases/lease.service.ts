@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { POLICY_SET_SOURCE } from './engine.constants';
-import type { PolicySetSource } from './engine.options';
-import { EngineService } from './engine.service';
-import { leaseKey, parseLeaseId, shardKeys } from './keys';
+import { POLICY_SET_SOURCE } from '../engine.constants';
+import type { PolicySetSource } from '../engine.options';
+import { EngineService } from '../store/engine.service';
+import { leaseKey, parseLeaseId, shardKeys } from '../store/keys';
 import { interpretExtendReply, leaseTtlsInForce, refuse, type LeaseExtension } from './lease-extension';
 
 /**

@@ -2,12 +2,12 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DegradedBuffer } from './degraded-buffer';
 import { degradedEntry, type DegradedEntry } from './degraded-entry';
 import { DEFAULT_DEGRADED_LEDGER, type DegradedLedgerOptions } from './degraded-ledger.options';
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan } from './decision-plan';
-import type { BackendFailure } from './decision.types';
-import { DECISION_OBSERVER, ENGINE_OPTIONS } from './engine.constants';
-import type { EngineOptions } from './engine.options';
-import { EngineService } from './engine.service';
+import type { DecisionObserver } from '../decision-observer';
+import type { DecisionPlan } from '../plan/decision-plan';
+import type { BackendFailure } from '../plan/decision.types';
+import { DECISION_OBSERVER, ENGINE_OPTIONS } from '../engine.constants';
+import type { EngineOptions } from '../engine.options';
+import { EngineService } from '../store/engine.service';
 
 /** What the ledger needs of the Redis adapter (`EngineService`). */
 export type DegradedOutbox = Pick<EngineService, 'appendDegraded' | 'beforeClose'>;
