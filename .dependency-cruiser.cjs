@@ -67,6 +67,49 @@ module.exports = {
       to: {},
     },
     ...layerRules,
+    // Inside libs/engine (its index.ts says what each folder owns): the store is reached through
+    // the ports, plan/ stays pure, and failure/ and leases/ know the store only by its key layout.
+    {
+      name: 'engine-store-behind-ports',
+      comment:
+        'Use cases name a port (DecisionStore, LeaseStore, DegradedOutbox); only engine.module.ts binds EngineService to them.',
+      severity: 'error',
+      from: {
+        path: '^libs/engine/src/',
+        pathNot: '^libs/engine/src/(store/|engine\\.module\\.ts$|index\\.ts$)',
+      },
+      to: { path: '^libs/engine/src/store/engine\\.service\\.ts$' },
+    },
+    {
+      name: 'engine-plan-is-pure',
+      comment: 'plan/ does no I/O: of the other parts it calls only the key layout and the lease plan.',
+      severity: 'error',
+      from: { path: '^libs/engine/src/plan/' },
+      to: {
+        path: [
+          '^libs/engine/src/(failure|overrides)/',
+          '^libs/engine/src/store/(?!keys\\.ts$)',
+          '^libs/engine/src/leases/(?!lease-plan\\.ts$)',
+          '^libs/redis/',
+          '(^|/)node_modules/(ioredis|@nestjs)/',
+        ],
+      },
+    },
+    {
+      name: 'engine-parts-not-the-store',
+      comment: 'failure/ and leases/ reach Redis through their ports; of store/ they use only keys.ts.',
+      severity: 'error',
+      from: { path: '^libs/engine/src/(failure|leases)/' },
+      to: { path: '^libs/engine/src/store/', pathNot: '^libs/engine/src/store/keys\\.ts$' },
+    },
+    {
+      name: 'engine-folder-doors-for-the-index',
+      comment:
+        "A folder's index.ts is the lib index's view of it; the engine's own files import files, not doors.",
+      severity: 'error',
+      from: { path: '^libs/engine/src/', pathNot: '^libs/engine/src/index\\.ts$' },
+      to: { path: '^libs/engine/src/[^/]+/index\\.ts$' },
+    },
     {
       name: 'no-app-import',
       comment: 'Nothing imports an app; only the tests under test/ boot one.',

@@ -1,4 +1,5 @@
 import type { DecisionObserver } from '../decision-observer';
+import type { EngineOptions } from '../engine.options';
 import type { DecisionPlan, PlannedWindow } from '../plan/decision-plan';
 import {
   backendDecision,
@@ -24,6 +25,23 @@ const BLOCK_RETRY_MS = 86_400_000;
 
 /** Engines built without the setting (tests, tools) enforce the whole limit in one process. */
 export const DEFAULT_LOCAL_FALLBACK: LocalLimiterOptions = { share: 1, maxKeys: 100_000 };
+
+/**
+ * The fallback of an engine's settings (`localFallback`, `clock`): built once by the engine module,
+ * with this process's override copy, and by callers that build a `DecisionService` themselves.
+ */
+export function localFallbackOf(
+  options: Pick<EngineOptions, 'localFallback' | 'clock'>,
+  observer?: DecisionObserver,
+  overrides?: OverrideSource,
+): LocalFallback {
+  return new LocalFallback(
+    options.localFallback ?? DEFAULT_LOCAL_FALLBACK,
+    options.clock ?? Date.now,
+    observer,
+    overrides,
+  );
+}
 
 /**
  * `on_backend_failure: local_fallback` on the decision path: when a Redis step failed and no

@@ -20,6 +20,9 @@ import type { DegradedLedgerOptions } from '../failure/degraded-ledger.options';
 import type { BackendFailure } from '../plan/decision.types';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
 import type { EngineOptions } from '../engine.options';
+import type { DecisionStore, PlanState, StepResult } from '../decision-store';
+import type { DegradedOutbox } from '../failure/degraded-outbox';
+import type { LeaseStore } from '../leases/lease-store';
 import { unpackWindowState } from '../policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
 import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from '../leases/release.script';
@@ -30,18 +33,6 @@ import {
   type ExtendArgs,
   type ExtendReply,
 } from '../leases/extend.script';
-
-export type StepResult<T> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      failure: BackendFailure;
-      /**
-       * Durable mode: the script replayed a stored decision but too few replicas acknowledged (see
-       * `fallsShort`); the caller answers it by the plan's fail mode (`DecisionService`).
-       */
-      unacknowledgedReplay?: Extract<ScriptOutcome, { kind: 'replayed' }>;
-    };
 
 export type EngineHealthStatus = 'healthy' | 'degraded' | 'unavailable';
 
@@ -63,7 +54,9 @@ export interface EngineHealth {
  * one of the three backend reasons. No business rule.
  */
 @Injectable()
-export class EngineService implements OnModuleInit, OnModuleDestroy {
+export class EngineService
+  implements DecisionStore, LeaseStore, DegradedOutbox, OnModuleInit, OnModuleDestroy
+{
   private readonly breakers: NodeBreakers;
   private readonly cluster: Cluster | undefined;
   private readonly nodes: RedisNodes;
@@ -181,9 +174,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A peek of the plan's windows plus their raw hashes, in one pipeline (same slot, same node). */
-  peekWithState(
-    plan: DecisionPlan,
-  ): Promise<StepResult<{ outcome: ScriptOutcome; hashes: Record<string, string>[] }>> {
+  peekWithState(plan: DecisionPlan): Promise<StepResult<PlanState>> {
     return this.step(this.nodeOfShard(plan.shard.shard), async () => {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));
