@@ -1,33 +1,15 @@
 // The dependency direction of the tree (STYLE.md rule 18; the layers are listed in
 // docs/architecture.md), checked by `npm run deps` in the gate.
 //
-// LIBS is the whole layer list: each lib and the libs it may import. Anything not listed is refused,
-// so a new edge is a one-line change here that a reviewer sees. Every list only names libs of a
-// lower layer, which is what keeps the graph free of cycles; `no-circular` checks it anyway, and
-// also catches cycles between the files of one lib.
+// LIBS is the whole layer list, read from libs/libs.json (the one list of libs): each lib and the
+// libs it may import. Anything not listed is refused, so a new edge is a one-line change there that
+// a reviewer sees. Every list only names libs of a lower layer (libs/libs.spec.ts checks it), which is
+// what keeps the graph free of cycles; `no-circular` checks it anyway, and also catches cycles
+// between the files of one lib.
 /** @type {Record<string, string[]>} */
-const LIBS = {
-  // Layer 0: import no other lib (api-contract and events import TypeBox and ajv only).
-  config: [],
-  events: [],
-  redis: [],
-  'api-contract': [],
-  // Layer 1.
-  policy: ['config'],
-  ledger: ['events'], // the AsyncAPI document is built from the events' schemas
-  observability: ['api-contract'], // health bodies typed from the contract
-  client: ['api-contract'], // type imports only: the SDK loads no server lib
-  // Layer 2.
-  testing: ['policy'],
-  engine: ['api-contract', 'events', 'policy', 'redis'],
-  http: ['api-contract', 'config', 'observability', 'policy'],
-  // Layer 3.
-  'envoy-rls': ['api-contract', 'engine', 'policy'],
-  outbox: ['engine', 'events', 'ledger', 'observability', 'redis'],
-  projections: ['config', 'events', 'ledger', 'observability', 'redis'],
-  // Layer 4.
-  ops: ['config', 'engine', 'events', 'http', 'ledger', 'policy', 'projections', 'redis'],
-};
+const LIBS = Object.fromEntries(
+  Object.entries(require('./libs/libs.json').libs).map(([lib, { imports }]) => [lib, imports]),
+);
 
 const escape = (name) => name.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');
 
@@ -36,7 +18,7 @@ const FRONT_DOORS = ['^libs/[^/]+/src/index\\.ts$', '^libs/client/src/nest/index
 
 const layerRules = Object.entries(LIBS).map(([lib, allowed]) => ({
   name: `layer-${lib}`,
-  comment: `libs/${lib} may import only ${allowed.length === 0 ? 'no other lib' : allowed.join(', ')} (LIBS in .dependency-cruiser.cjs).`,
+  comment: `libs/${lib} may import only ${allowed.length === 0 ? 'no other lib' : allowed.join(', ')} (libs/libs.json).`,
   severity: 'error',
   from: { path: `^libs/${escape(lib)}/` },
   to: {
@@ -61,12 +43,56 @@ module.exports = {
     },
     {
       name: 'unknown-lib',
-      comment: 'Every lib has a line in LIBS (.dependency-cruiser.cjs) and in docs/architecture.md.',
+      comment:
+        'Every lib has an entry in libs/libs.json (and so in LIBS), held to docs/architecture.md by libs/libs.spec.ts.',
       severity: 'error',
       from: { path: '^libs/([^/]+)/', pathNot: `^libs/(${Object.keys(LIBS).map(escape).join('|')})/` },
       to: {},
     },
     ...layerRules,
+    // Inside libs/engine (its index.ts says what each folder owns): the store is reached through
+    // the ports, plan/ stays pure, and failure/ and leases/ know the store only by its key layout.
+    {
+      name: 'engine-store-behind-ports',
+      comment:
+        'Use cases name a port (DecisionStore, LeaseStore, DegradedOutbox); only engine.module.ts binds EngineService to them.',
+      severity: 'error',
+      from: {
+        path: '^libs/engine/src/',
+        pathNot: '^libs/engine/src/(store/|engine\\.module\\.ts$|index\\.ts$)',
+      },
+      to: { path: '^libs/engine/src/store/engine\\.service\\.ts$' },
+    },
+    {
+      name: 'engine-plan-is-pure',
+      comment: 'plan/ does no I/O: of the other parts it calls only the key layout and the lease plan.',
+      severity: 'error',
+      from: { path: '^libs/engine/src/plan/' },
+      to: {
+        path: [
+          '^libs/engine/src/(failure|overrides)/',
+          '^libs/engine/src/store/(?!keys\\.ts$)',
+          '^libs/engine/src/leases/(?!lease-plan\\.ts$)',
+          '^libs/redis/',
+          '(^|/)node_modules/(ioredis|@nestjs)/',
+        ],
+      },
+    },
+    {
+      name: 'engine-parts-not-the-store',
+      comment: 'failure/ and leases/ reach Redis through their ports; of store/ they use only keys.ts.',
+      severity: 'error',
+      from: { path: '^libs/engine/src/(failure|leases)/' },
+      to: { path: '^libs/engine/src/store/', pathNot: '^libs/engine/src/store/keys\\.ts$' },
+    },
+    {
+      name: 'engine-folder-doors-for-the-index',
+      comment:
+        "A folder's index.ts is the lib index's view of it; the engine's own files import files, not doors.",
+      severity: 'error',
+      from: { path: '^libs/engine/src/', pathNot: '^libs/engine/src/index\\.ts$' },
+      to: { path: '^libs/engine/src/[^/]+/index\\.ts$' },
+    },
     {
       name: 'no-app-import',
       comment: 'Nothing imports an app; only the tests under test/ boot one.',

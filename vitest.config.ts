@@ -1,31 +1,17 @@
 import { resolve } from 'node:path';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
+import libList from './libs/libs.json';
 
-// SWC instead of esbuild: Nest's DI needs decorator metadata, which esbuild does not emit.
-const libs = [
-  'config',
-  'policy',
-  'engine',
-  'events',
-  'ledger',
-  'projections',
-  'observability',
-  'client',
-  'testing',
-  'http',
-  'outbox',
-  'ops',
-  'envoy-rls',
-  'api-contract',
-  'redis',
-];
+// The one list of libs (libs/libs.json): each is `@tally/<lib>` → libs/<lib>/src/index.ts.
+const libs = Object.keys(libList.libs);
 // The client package's second entry comes first: an alias also matches `<find>/…`, so `@tally/client`
 // would otherwise turn `@tally/client/nest` into `…/index.ts/nest`.
 const alias = [
   { find: '@tally/client/nest', replacement: resolve(__dirname, 'libs/client/src/nest/index.ts') },
   ...libs.map((l) => ({ find: `@tally/${l}`, replacement: resolve(__dirname, `libs/${l}/src/index.ts`) })),
 ];
+// SWC instead of esbuild: Nest's DI needs decorator metadata, which esbuild does not emit.
 const plugins = [swc.vite({ module: { type: 'es6' } })];
 
 export default defineConfig({

@@ -10,9 +10,9 @@ import { loadBuilt } from './lib/built.mjs';
 import { benchPolicyYaml } from './lib/decide-args.mjs';
 
 const CALLS = 20_000;
-const { planDecision } = loadBuilt('libs/engine/src/decision-plan.js');
+const { planDecision } = loadBuilt('libs/engine/src/plan/decision-plan.js');
 const { decideArgs, parseDecideReply } = loadBuilt('libs/engine/src/decide.script.js');
-const { scriptDecision } = loadBuilt('libs/engine/src/decision-result.js');
+const { scriptDecision } = loadBuilt('libs/engine/src/plan/decision-result.js');
 const { toDecisionRequests, toRlsOutcome } = loadBuilt('libs/envoy-rls/src/index.js');
 const compiled = loadBuilt('libs/policy/src/index.js').compilePolicyFile(benchPolicyYaml());
 if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));

@@ -9,6 +9,7 @@ import {
   DecisionService,
   EngineService,
   encodeScope,
+  localFallbackOf,
   overrideField,
   OverridesCache,
   OverridesStore,
@@ -65,7 +66,8 @@ describe(`${OverridesCache.name}: overrides hold while Redis does not answer`, (
     cache = new OverridesCache(redis, options, observer);
     cache.onModuleInit();
     const store = new OverridesStore(redis, options);
-    const sut = new DecisionService(engine, { current: set }, options, observer, undefined, cache);
+    const local = localFallbackOf(options, observer, cache);
+    const sut = new DecisionService(engine, { current: set }, options, observer, undefined, local);
     return { engine, cache, store, sut };
   }
 

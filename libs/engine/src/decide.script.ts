@@ -1,5 +1,5 @@
 import { defineScript, luaScript, type RedisClient } from '@tally/redis';
-import type { DecisionPlan } from './decision-plan';
+import type { DecisionPlan } from './plan/decision-plan';
 
 /**
  * The custom command `tallyDecide`; `numkeys` is its first argument (a decision has 2 + windows keys,

@@ -1,6 +1,6 @@
-import type { BreakerState } from './circuit-breaker';
-import type { BackendFailure, Decision } from './decision.types';
-import type { LocalFallbackOutcome } from './local-fallback';
+import type { BreakerState } from './failure/circuit-breaker';
+import type { BackendFailure, Decision } from './plan/decision.types';
+import type { LocalFallbackOutcome } from './failure/local-fallback';
 import type { OverrideCacheStats } from './overrides/override-copy';
 
 /**

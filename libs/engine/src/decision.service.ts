@@ -1,17 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { newDecisionId } from './decision-id';
+import { newDecisionId } from './plan/decision-id';
 import type { DecisionObserver } from './decision-observer';
-import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './decision-plan';
-import { degradedReplayDecision, refusedDecision, scriptDecision } from './decision-result';
-import type { Decision, DecisionRequest } from './decision.types';
-import { DECISION_OBSERVER, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
+import { planDecision, type DecisionPlan, type PlanContext, type PlanResult } from './plan/decision-plan';
+import { degradedReplayDecision, refusedDecision, scriptDecision } from './plan/decision-result';
+import type { Decision, DecisionRequest } from './plan/decision.types';
+import { DECISION_OBSERVER, DECISION_STORE, ENGINE_OPTIONS, POLICY_SET_SOURCE } from './engine.constants';
 import { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
-import { EngineService, type StepResult } from './engine.service';
+import type { DecisionStore, StepResult } from './decision-store';
 import type { ScriptOutcome } from './decide.script';
-import { DegradedLedger } from './degraded-ledger';
+import { DegradedLedger } from './failure/degraded-ledger';
 import { describeState, type PolicyStateResult } from './policy-state';
-import { DEFAULT_LOCAL_FALLBACK, LocalFallback } from './local-fallback';
-import { OverridesCache } from './overrides/overrides.cache';
+import { LocalFallback, localFallbackOf } from './failure/local-fallback';
 
 /**
  * The decision use case (DESIGN §3): validate → plan → one script → answer. A request no policy
@@ -21,25 +20,24 @@ import { OverridesCache } from './overrides/overrides.cache';
  * the outbox once Redis answers again. While Redis fails, `local_fallback` policies are enforced by
  * `LocalFallback` (this process's bounded counters), and blocks held in this process's override copy
  * (`OverridesCache`) still refuse; the next successful step is Redis's answer again.
+ *
+ * Its collaborators are wired by `EngineModule`: the store behind the `DecisionStore` port (Redis),
+ * the degraded ledger, and the local fallback holding this process's override copy. Built by hand
+ * (tests, tools), a missing fallback is the settings' own, without an override copy.
  */
 @Injectable()
 export class DecisionService {
   private readonly local: LocalFallback;
 
   constructor(
-    private readonly engine: EngineService,
+    @Inject(DECISION_STORE) private readonly store: DecisionStore,
     @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
     @Inject(ENGINE_OPTIONS) private readonly options: EngineOptions,
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
-    @Optional() private readonly degraded?: DegradedLedger,
-    @Optional() overrides?: OverridesCache,
+    @Optional() @Inject(DegradedLedger) private readonly degraded?: Pick<DegradedLedger, 'nudge' | 'record'>,
+    @Optional() @Inject(LocalFallback) local?: LocalFallback,
   ) {
-    this.local = new LocalFallback(
-      options.localFallback ?? DEFAULT_LOCAL_FALLBACK,
-      options.clock ?? Date.now,
-      observer,
-      overrides,
-    );
+    this.local = local ?? localFallbackOf(options, observer);
   }
 
   /** Keys the local fallback limiter holds in memory now (`local_fallback` policies). */
@@ -54,7 +52,7 @@ export class DecisionService {
       ? refusedDecision(planned.decisionId, planned.refusal)
       : this.skipsRedis(planned.plan)
         ? scriptDecision(planned.plan, { kind: 'peek', nowMs: 0, retryAfterMs: 0, binding: 0, windows: [] })
-        : this.answer(planned.plan, await this.engine.run(planned.plan));
+        : this.answer(planned.plan, await this.store.run(planned.plan));
     this.observer?.onDecision?.(decision, performance.now() - started);
     return decision;
   }
@@ -71,8 +69,8 @@ export class DecisionService {
       toRun.length === 0
         ? []
         : toRun.length === 1
-          ? [await this.engine.run(toRun[0])]
-          : await this.engine.runMany(toRun);
+          ? [await this.store.run(toRun[0])]
+          : await this.store.runMany(toRun);
     let next = 0;
     const decisions = planned.map((p) => {
       if (!p.ok) return refusedDecision(p.decisionId, p.refusal);
@@ -106,7 +104,7 @@ export class DecisionService {
         code: planned.refusal.code,
         message: planned.refusal.message,
       };
-    const step = await this.engine.peekWithState(planned.plan);
+    const step = await this.store.peekWithState(planned.plan);
     if (!step.ok)
       return {
         ok: false,

@@ -6,3 +6,9 @@ export const ENGINE_REDIS = Symbol('ENGINE_REDIS');
 export const POLICY_SET_SOURCE = Symbol('POLICY_SET_SOURCE');
 /** An optional `DecisionObserver` (metrics). */
 export const DECISION_OBSERVER = Symbol('DECISION_OBSERVER');
+/** The `DecisionStore` port `DecisionService` decides through (the module binds the Redis store). */
+export const DECISION_STORE = Symbol('DECISION_STORE');
+/** The `LeaseStore` port of `LeaseService` (the module binds the Redis store). */
+export const LEASE_STORE = Symbol('LEASE_STORE');
+/** The `DegradedOutbox` port the degraded ledger flushes into (the module binds the Redis store). */
+export const DEGRADED_OUTBOX = Symbol('DEGRADED_OUTBOX');

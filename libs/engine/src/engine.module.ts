@@ -7,11 +7,20 @@ import {
 } from '@nestjs/common';
 import type { DecisionObserver } from './decision-observer';
 import { DecisionService } from './decision.service';
-import { DegradedLedger } from './degraded-ledger';
-import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE } from './engine.constants';
+import { DegradedLedger } from './failure/degraded-ledger';
+import {
+  DECISION_OBSERVER,
+  DECISION_STORE,
+  DEGRADED_OUTBOX,
+  ENGINE_OPTIONS,
+  ENGINE_REDIS,
+  LEASE_STORE,
+  POLICY_SET_SOURCE,
+} from './engine.constants';
 import type { EngineOptions, PolicySetSource } from './engine.options';
-import { EngineService } from './engine.service';
-import { LeaseService } from './lease.service';
+import { EngineService } from './store/engine.service';
+import { LeaseService } from './leases/lease.service';
+import { localFallbackOf, LocalFallback } from './failure/local-fallback';
 import { createRedisClient } from '@tally/redis';
 import { OverridesService } from './overrides/overrides.service';
 import { OverridesStore } from './overrides/overrides.store';
@@ -43,6 +52,10 @@ function bind(token: symbol, source: unknown): Provider {
  * The decision engine: `DecisionService` (the use case), `EngineService` (Redis, deadlines,
  * breaker, health) and `DegradedLedger` (degraded decisions into the outbox once Redis is back). The
  * Redis client is created here and closed with the module, after the ledger's last flush.
+ *
+ * The wiring lives here and only here: the Redis store is bound to the ports the use cases name
+ * (`DECISION_STORE`, `LEASE_STORE`, `DEGRADED_OUTBOX`), and the local fallback is built once with
+ * this process's override copy, so a block held in the copy still refuses while Redis fails.
  */
 @Module({})
 export class EngineModule {
@@ -60,6 +73,15 @@ export class EngineModule {
       },
       bind(POLICY_SET_SOURCE, def.policySource),
       EngineService,
+      { provide: DECISION_STORE, useExisting: EngineService },
+      { provide: LEASE_STORE, useExisting: EngineService },
+      { provide: DEGRADED_OUTBOX, useExisting: EngineService },
+      {
+        provide: LocalFallback,
+        useFactory: (o: EngineOptions, overrides: OverridesCache, observer?: DecisionObserver) =>
+          localFallbackOf(o, observer, overrides),
+        inject: [ENGINE_OPTIONS, OverridesCache, { token: DECISION_OBSERVER, optional: true }],
+      },
       DegradedLedger,
       DecisionService,
       LeaseService,

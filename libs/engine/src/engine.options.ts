@@ -1,9 +1,9 @@
 import type { PolicySet } from '@tally/policy';
-import type { BreakerOptions } from './circuit-breaker';
-import type { DegradedLedgerOptions } from './degraded-ledger.options';
+import type { BreakerOptions } from './failure/circuit-breaker';
+import type { DegradedLedgerOptions } from './failure/degraded-ledger.options';
 import type { RedisConnection } from '@tally/redis';
-import type { ReplicaWait } from './replica-wait';
-import type { LocalLimiterOptions } from './local-limiter';
+import type { ReplicaWait } from './store/replica-wait';
+import type { LocalLimiterOptions } from './failure/local-limiter';
 import type { OverrideCacheOptions } from './overrides/override-copy';
 
 /**

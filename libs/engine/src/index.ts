@@ -1,41 +1,69 @@
-export { EngineModule } from './engine.module';
-export type { EngineModuleOptions } from './engine.module';
+/**
+ * @tally/engine: the decision (DESIGN §3), in five parts behind this one door, each with its own
+ * `index.ts` saying what it owns and what it does not.
+ *   plan/       a decision before and after Redis, pure: the plan, the answer, ids, the decision types
+ *   store/      the Redis side: `EngineService` (deadlines, node breakers, durable mode, health) and
+ *               the hot-path key layout (`keys.ts`), behind the ports the use cases name
+ *   failure/    when Redis does not answer: breakers, fail modes, degraded ledger, local fallback
+ *   leases/     concurrency leases: the lease plan, release and extend (`LeaseService`)
+ *   overrides/  runtime overrides: validation, store, the service, this process's copy
+ * At the top: `DecisionService` (the use case, deciding through the `DecisionStore` port),
+ * `EngineModule` (the only wiring), the settings and tokens, the metrics port (`DecisionObserver`),
+ * and the script and window maths shared by the parts (`decide.script.ts`, `lua/`, `window-math.ts`,
+ * `policy-state*.ts`, `utc-month.ts`).
+ *
+ * Does NOT own:
+ * - the policy file, its schema, matching and selectors (`@tally/policy`): it plans with them;
+ * - the wire shapes of a decision (`@tally/api-contract`) and their HTTP / gRPC mapping
+ *   (`@tally/http`, `@tally/envoy-rls`, apps/decision-api);
+ * - the outbox payload, the stream and denial layouts below a shard's base key and the events built
+ *   from them (`@tally/events`); relaying the outbox to Kafka (`@tally/outbox`);
+ * - the Redis client and the Lua loader (`@tally/redis`); the settings' environment (`@tally/config`);
+ * - metrics and health endpoints (the app implements `DecisionObserver`, `@tally/observability`).
+ */
+export { EngineModule, type EngineModuleOptions } from './engine.module';
 export { DecisionService } from './decision.service';
-export { EngineService } from './engine.service';
-export { LeaseService, type LeaseRelease } from './lease.service';
-export type { LeaseExtension } from './lease-extension';
-export { DegradedLedger } from './degraded-ledger';
-export type { DegradedOutbox } from './degraded-ledger';
-export { DEFAULT_DEGRADED_LEDGER } from './degraded-ledger.options';
-export type { DegradedLedgerOptions } from './degraded-ledger.options';
-export type { DegradedEntry } from './degraded-entry';
-export type { EngineHealth, EngineHealthStatus } from './engine.service';
-export { DEFAULT_MAX_COST } from './engine.options';
-export type { EngineOptions, PolicySetSource } from './engine.options';
-export { ENGINE_OPTIONS, ENGINE_REDIS, POLICY_SET_SOURCE, DECISION_OBSERVER } from './engine.constants';
-export type { DecisionObserver } from './decision-observer';
-export { DEFAULT_LOCAL_FALLBACK } from './local-fallback';
-export type { LocalFallbackOutcome } from './local-fallback';
-export type { LocalLimiterOptions } from './local-limiter';
-export type { BreakerState, BreakerOptions } from './circuit-breaker';
-export type {
-  BackendFailure,
-  Decision,
-  DecisionBinding,
-  DecisionCode,
-  DecisionPolicy,
-  DecisionRequest,
-  DecisionWindow,
-} from './decision.types';
-export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
-export { planDecision } from './decision-plan';
-export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } from './idempotency-key';
-export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
-export { decideArgs } from './decide.script';
-export { evaluateWindow } from './window-math';
-export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
-export { utcMonthOf } from './utc-month';
+export type { DecisionStore, PlanState, StepResult } from './decision-store';
+export { DEFAULT_MAX_COST, type EngineOptions, type PolicySetSource } from './engine.options';
 export {
+  DECISION_OBSERVER,
+  DECISION_STORE,
+  DEGRADED_OUTBOX,
+  ENGINE_OPTIONS,
+  ENGINE_REDIS,
+  LEASE_STORE,
+  POLICY_SET_SOURCE,
+} from './engine.constants';
+export type { DecisionObserver } from './decision-observer';
+export { decideArgs } from './decide.script';
+export { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from './window-math';
+export { utcMonthOf } from './utc-month';
+export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
+export { POLICY_STATE_EXPIRY_FIELD, unpackWindowState } from './policy-state-hash';
+
+// plan/
+export {
+  IDEMPOTENCY_KEY_RULE,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  isIdempotencyKey,
+  planDecision,
+  type BackendFailure,
+  type Decision,
+  type DecisionBinding,
+  type DecisionCode,
+  type DecisionPlan,
+  type DecisionPolicy,
+  type DecisionRequest,
+  type DecisionWindow,
+  type PlanContext,
+  type PlanRefusal,
+  type PlanResult,
+  type PlannedWindow,
+} from './plan';
+
+// store/ (the key layout is a contract: exported so tests and tools assert and read exact keys)
+export {
+  EngineService,
   KEY_PREFIX,
   NO_TENANT,
   allShardKeys,
@@ -45,28 +73,61 @@ export {
   idempotencyKey,
   leaseIdOf,
   leaseKey,
+  overrideField,
+  overrideIndexKey,
+  overridesKey,
   parseLeaseId,
   parsePolicyStateKey,
   policyStateKey,
   shardKeys,
   shardOf,
   windowKey,
-} from './keys';
-export type { ShardKeys, WindowKeyParts } from './keys';
-export { POLICY_STATE_EXPIRY_FIELD, unpackWindowState } from './policy-state-hash';
+  type EngineHealth,
+  type EngineHealthStatus,
+  type ShardKeys,
+  type WindowKeyParts,
+} from './store';
+
+// failure/
 export {
-  OverridesService,
-  keyOnWire,
+  DEFAULT_DEGRADED_LEDGER,
+  DEFAULT_LOCAL_FALLBACK,
+  DegradedLedger,
+  localFallbackOf,
+  type BreakerOptions,
+  type BreakerState,
+  type DegradedEntry,
+  type DegradedLedgerOptions,
+  type DegradedOutbox,
+  type LocalFallbackOutcome,
+  type LocalLimiterOptions,
+} from './failure';
+
+// leases/
+export { LeaseService, type LeaseExtension, type LeaseRelease, type LeaseStore } from './leases';
+
+// overrides/
+export {
   DEFAULT_LIST_LIMIT,
+  EMPTY_KEY,
   MAX_LIST_LIMIT,
-} from './overrides/overrides.service';
-export type { OverrideAddress, OverrideResult } from './overrides/overrides.service';
-export { OverridesStore, type OverrideWritten } from './overrides/overrides.store';
-export { OverridesCache } from './overrides/overrides.cache';
-export type { OverrideCacheOptions, OverrideCacheStats } from './overrides/overrides.cache';
-export { OverrideCopy } from './overrides/override-copy';
-export type { HeldOverride, SkippedOverrides } from './overrides/override-copy';
-export type { Override, OverrideChange, OverrideTarget } from './overrides/override.types';
-export type { OverridePage } from './overrides/override-list';
-export { checkChange, checkTarget, parseRfc3339, EMPTY_KEY } from './overrides/override-validation';
-export { overrideField, overrideIndexKey, overridesKey } from './keys';
+  OverrideCopy,
+  OverridesCache,
+  OverridesService,
+  OverridesStore,
+  checkChange,
+  checkTarget,
+  keyOnWire,
+  parseRfc3339,
+  type HeldOverride,
+  type Override,
+  type OverrideAddress,
+  type OverrideCacheOptions,
+  type OverrideCacheStats,
+  type OverrideChange,
+  type OverridePage,
+  type OverrideResult,
+  type OverrideTarget,
+  type OverrideWritten,
+  type SkippedOverrides,
+} from './overrides';

@@ -1,6 +1,6 @@
 import type { Algorithm, PolicyMode, WindowRole } from '@tally/policy';
 import type { ScriptOutcome } from './decide.script';
-import type { DecisionPlan } from './decision-plan';
+import type { DecisionPlan } from './plan/decision-plan';
 
 /** What `GET /v1/policies/{name}/state` shows for one window: its counters as the engine sees them. */
 export interface WindowStateView {

@@ -1,3 +1,15 @@
+/**
+ * @tally/ledger: Kafka behind ports. The producer, the consumer group factory, the admin and topic
+ * provisioning ports and their kafkajs adapters (kafkajs is confined to `kafkajs-*.ts`), the topic
+ * names and specs, lag, the ledger's log sink, and the AsyncAPI document of the topics.
+ *
+ * Does NOT own:
+ * - the events' shapes and validation (`@tally/events`): it carries records, and builds the AsyncAPI
+ *   document from the events' schemas;
+ * - what moves into Kafka and when it is acknowledged: the relay (`@tally/outbox`);
+ * - what is folded out of it and where offsets are stored: the projector (`@tally/projections`);
+ * - operator commands on groups and offsets (`@tally/ops`), the brokers' settings (`@tally/config`).
+ */
 export { LedgerModule } from './ledger.module';
 export type { LedgerModuleOptions } from './ledger.module';
 export {

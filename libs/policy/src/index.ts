@@ -1,3 +1,15 @@
+/**
+ * @tally/policy: the policy file and what it selects. Its schema and rules (class-validator, every
+ * error listed), the compiler into a `PolicySet` with its version hash, `PolicyStore` (the file as a
+ * `ReloadableFile`, hot reload), selector normalization and the token HMAC, and matching
+ * (`selectPolicies`, `keyOf`).
+ *
+ * Does NOT own:
+ * - reading, watching and reloading a file (`@tally/config`'s `ReloadableFile`, `parseYamlFile`);
+ * - what a window does with a cost, keys, state and overrides (`@tally/engine`);
+ * - the reload endpoint and its auth (apps/decision-api), `tally policy check` (`@tally/ops`);
+ * - importing envoyproxy/ratelimit configs (`@tally/ops`).
+ */
 export {
   ALGORITHMS,
   SELECTOR_DIMS,

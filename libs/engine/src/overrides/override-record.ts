@@ -1,5 +1,5 @@
 import { decodeStoredOverride } from '@tally/events';
-import { decodeScope } from '../keys';
+import { decodeScope } from '../store/keys';
 import type { Override } from './override.types';
 
 /**

@@ -3,7 +3,7 @@ import type { RedisClient } from '@tally/redis';
 import type { DecisionObserver } from '../decision-observer';
 import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
 import type { EngineOptions } from '../engine.options';
-import { allShardKeys, overridesKey } from '../keys';
+import { allShardKeys, overridesKey } from '../store/keys';
 import {
   OverrideCopy,
   type HeldOverride,

@@ -11,7 +11,7 @@ import {
 } from './override-validation';
 import type { Override, OverrideTarget } from './override.types';
 import { OverridesStore, type OverrideWritten } from './overrides.store';
-import { encodeScope, shardOf } from '../keys';
+import { encodeScope, shardOf } from '../store/keys';
 
 export type OverrideResult<T> =
   | { readonly ok: true; readonly value: T }

@@ -1,10 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { overrideHeadJson } from '@tally/events';
 import { luaScript, scriptCommand, type RedisClient } from '@tally/redis';
-import { newDecisionId } from '../decision-id';
+import { newDecisionId } from '../plan/decision-id';
 import { ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
 import type { EngineOptions } from '../engine.options';
-import { encodeScope, overrideField, overrideIndexKey, overridesKey, shardKeys, shardOf } from '../keys';
+import {
+  encodeScope,
+  overrideField,
+  overrideIndexKey,
+  overridesKey,
+  shardKeys,
+  shardOf,
+} from '../store/keys';
 import { decodeOverride, encodeLimits, encodeMeta, inForce } from './override-record';
 import type { Override, OverrideChange, OverrideTarget } from './override.types';
 import { encodeCursor, type ListQuery, type OverridePage } from './override-list';

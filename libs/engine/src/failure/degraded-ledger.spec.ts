@@ -1,11 +1,12 @@
 import type { Policy, PolicySet } from '@tally/policy';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DecisionObserver } from './decision-observer';
-import { planDecision, type DecisionPlan } from './decision-plan';
+import type { DecisionObserver } from '../decision-observer';
+import { planDecision, type DecisionPlan } from '../plan/decision-plan';
 import type { DegradedEntry } from './degraded-entry';
-import { DegradedLedger, type DegradedOutbox } from './degraded-ledger';
+import { DegradedLedger } from './degraded-ledger';
+import type { DegradedOutbox } from './degraded-outbox';
 import type { DegradedLedgerOptions } from './degraded-ledger.options';
-import type { EngineOptions } from './engine.options';
+import type { EngineOptions } from '../engine.options';
 import { testPolicy } from '@tally/testing';
 
 const policy: Policy = testPolicy('api');

@@ -1,6 +1,6 @@
 import { leasePayloadJson } from '@tally/events';
 import type { NormalizedSelectors } from '@tally/policy';
-import { leaseIdOf, leaseKey, type ShardKeys } from './keys';
+import { leaseIdOf, leaseKey, type ShardKeys } from '../store/keys';
 
 /** What decide.lua needs to take a lease, planned before the script runs (pure). */
 export interface PlannedLease {

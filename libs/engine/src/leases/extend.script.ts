@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 
 /** The custom command `tallyExtend` (1 key: the lease record). */
-const EXTEND = luaScript(__dirname, 'extend.lua', 'tallyExtend', 1);
+const EXTEND = luaScript(join(__dirname, '..'), 'extend.lua', 'tallyExtend', 1);
 
 /** What extend.lua answered (see its legend). */
 export interface ExtendReply {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { denialTag, payloadJson } from '@tally/events';
-import { planLease, type PlannedLease } from './lease-plan';
+import { planLease, type PlannedLease } from '../leases/lease-plan';
 import {
   keyOf,
   normalizeAttributes,
@@ -25,9 +25,9 @@ import {
   shardOf,
   windowKey,
   type ShardKeys,
-} from './keys';
+} from '../store/keys';
 
-export type { PlannedLease } from './lease-plan';
+export type { PlannedLease } from '../leases/lease-plan';
 
 /**
  * Step one of a decision, pure: from the raw request and the policy set to everything the script

@@ -1,7 +1,7 @@
 import type { Cluster } from 'ioredis';
 import { CLUSTER_SLOTS, keySlot } from './key-slot';
 import { shardKeys } from './keys';
-import { SINGLE_NODE } from './node-breakers';
+import { SINGLE_NODE } from '../failure/node-breakers';
 
 /** The node of a Cluster slot whose master the client does not know (yet): they share a breaker. */
 export const UNKNOWN_NODE = 'unknown';

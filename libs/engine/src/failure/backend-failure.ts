@@ -1,4 +1,4 @@
-import type { BackendFailure } from './decision.types';
+import type { BackendFailure } from '../plan/decision.types';
 
 /** A Redis step that missed its deadline. It may still have run: see ADR 0001, "timeouts vs commits". */
 export class BackendTimeoutError extends Error {

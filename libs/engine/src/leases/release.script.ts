@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 
 /** The custom command `tallyRelease` (2 keys: the lease record, the shard's outbox). */
-const RELEASE = luaScript(__dirname, 'release.lua', 'tallyRelease', 2);
+const RELEASE = luaScript(join(__dirname, '..'), 'release.lua', 'tallyRelease', 2);
 
 /** What release.lua answered (see its legend). */
 export interface ReleaseReply {

@@ -1,9 +1,9 @@
 import type { Policy, WindowSpec } from '@tally/policy';
 import { testPolicy } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
-import { planDecision, type DecisionPlan } from './decision-plan';
+import { planDecision, type DecisionPlan } from '../plan/decision-plan';
 import { LocalFallback, type LocalFallbackOutcome, type OverrideSource } from './local-fallback';
-import type { HeldOverride } from './overrides/override-copy';
+import type { HeldOverride } from '../overrides/override-copy';
 
 const T = 1_700_000_040_000;
 const windows: WindowSpec[] = [

@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import { defineScript, luaScript, type RedisClient } from '@tally/redis';
 import { DEGRADED_RESULTS } from '@tally/events';
 import type { DegradedEntry } from './degraded-entry';
 
 /** The custom command `tallyDegradedAppend` (2 keys: the shard's outbox, the decision's marker). */
-const DEGRADED_APPEND = luaScript(__dirname, 'degraded-append.lua', 'tallyDegradedAppend', 2);
+const DEGRADED_APPEND = luaScript(join(__dirname, '..'), 'degraded-append.lua', 'tallyDegradedAppend', 2);
 
 export function defineDegradedAppend(redis: RedisClient): void {
   defineScript(redis, DEGRADED_APPEND);

@@ -8,8 +8,8 @@ import type {
   DecisionPolicy,
   DecisionWindow,
 } from './decision.types';
-import type { ScriptOutcome, ScriptWindow } from './decide.script';
-import { leaseIdOf } from './keys';
+import type { ScriptOutcome, ScriptWindow } from '../decide.script';
+import { leaseIdOf } from '../store/keys';
 
 /** Pure mapping from a plan and what the script said (or why it could not say) to a `Decision`. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ScriptOutcome } from './decide.script';
+import type { ScriptOutcome } from '../decide.script';
 import { fallsShort } from './replica-wait';
 
 const at = { nowMs: 1, retryAfterMs: 0, binding: 0, windows: [] };

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RedisClient } from '@tally/redis';
-import { planDecision, type DecisionPlan } from './decision-plan';
-import type { BackendFailure } from './decision.types';
+import { planDecision, type DecisionPlan } from '../plan/decision-plan';
+import type { BackendFailure } from '../plan/decision.types';
 import { EngineService } from './engine.service';
 
 /**

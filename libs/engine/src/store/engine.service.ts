@@ -6,42 +6,33 @@ import {
   countsAsOutage,
   pipelineDeadlineMs,
   withDeadline,
-} from './backend-failure';
-import { DEFAULT_BREAKER, type BreakerState } from './circuit-breaker';
-import { NodeBreakers, type NodeBreaker } from './node-breakers';
+} from '../failure/backend-failure';
+import { DEFAULT_BREAKER, type BreakerState } from '../failure/circuit-breaker';
+import { NodeBreakers, type NodeBreaker } from '../failure/node-breakers';
 import { RedisNodes } from './redis-nodes';
-import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from './decide.script';
+import { callDecide, decideArgs, defineDecide, parseDecideReply, type ScriptOutcome } from '../decide.script';
 import type { RedisClient } from '@tally/redis';
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan } from './decision-plan';
-import { appendShardEntries, degradedShards } from './degraded-append';
-import type { DegradedEntry } from './degraded-entry';
-import type { DegradedLedgerOptions } from './degraded-ledger.options';
-import type { BackendFailure } from './decision.types';
-import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from './engine.constants';
-import type { EngineOptions } from './engine.options';
-import { unpackWindowState } from './policy-state-hash';
+import type { DecisionObserver } from '../decision-observer';
+import type { DecisionPlan } from '../plan/decision-plan';
+import { appendShardEntries, degradedShards } from '../failure/degraded-append';
+import type { DegradedEntry } from '../failure/degraded-entry';
+import type { DegradedLedgerOptions } from '../failure/degraded-ledger.options';
+import type { BackendFailure } from '../plan/decision.types';
+import { DECISION_OBSERVER, ENGINE_OPTIONS, ENGINE_REDIS } from '../engine.constants';
+import type { EngineOptions } from '../engine.options';
+import type { DecisionStore, PlanState, StepResult } from '../decision-store';
+import type { DegradedOutbox } from '../failure/degraded-outbox';
+import type { LeaseStore } from '../leases/lease-store';
+import { unpackWindowState } from '../policy-state-hash';
 import { fallsShort, type ReplicaWait } from './replica-wait';
-import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from './release.script';
+import { callRelease, defineRelease, parseReleaseReply, type ReleaseReply } from '../leases/release.script';
 import {
   callExtend,
   defineExtend,
   parseExtendReply,
   type ExtendArgs,
   type ExtendReply,
-} from './extend.script';
-
-export type StepResult<T> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      failure: BackendFailure;
-      /**
-       * Durable mode: the script replayed a stored decision but too few replicas acknowledged (see
-       * `fallsShort`); the caller answers it by the plan's fail mode (`DecisionService`).
-       */
-      unacknowledgedReplay?: Extract<ScriptOutcome, { kind: 'replayed' }>;
-    };
+} from '../leases/extend.script';
 
 export type EngineHealthStatus = 'healthy' | 'degraded' | 'unavailable';
 
@@ -63,7 +54,9 @@ export interface EngineHealth {
  * one of the three backend reasons. No business rule.
  */
 @Injectable()
-export class EngineService implements OnModuleInit, OnModuleDestroy {
+export class EngineService
+  implements DecisionStore, LeaseStore, DegradedOutbox, OnModuleInit, OnModuleDestroy
+{
   private readonly breakers: NodeBreakers;
   private readonly cluster: Cluster | undefined;
   private readonly nodes: RedisNodes;
@@ -181,9 +174,7 @@ export class EngineService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A peek of the plan's windows plus their raw hashes, in one pipeline (same slot, same node). */
-  peekWithState(
-    plan: DecisionPlan,
-  ): Promise<StepResult<{ outcome: ScriptOutcome; hashes: Record<string, string>[] }>> {
+  peekWithState(plan: DecisionPlan): Promise<StepResult<PlanState>> {
     return this.step(this.nodeOfShard(plan.shard.shard), async () => {
       const pipeline = this.redis.pipeline();
       callDecide(pipeline, this.args(plan));

@@ -1,14 +1,15 @@
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan, PlannedWindow } from './decision-plan';
+import type { DecisionObserver } from '../decision-observer';
+import type { EngineOptions } from '../engine.options';
+import type { DecisionPlan, PlannedWindow } from '../plan/decision-plan';
 import {
   backendDecision,
   localDecision,
   type LocalWindowNumbers,
   type WindowOverride,
-} from './decision-result';
-import type { BackendFailure, Decision } from './decision.types';
+} from '../plan/decision-result';
+import type { BackendFailure, Decision } from '../plan/decision.types';
 import { LocalLimiter, type LocalCheck, type LocalLimiterOptions } from './local-limiter';
-import type { HeldOverride } from './overrides/override-copy';
+import type { HeldOverride } from '../overrides/override-copy';
 
 /** What one `local_fallback` policy's part of a decision came to (a metric label). */
 export type LocalFallbackOutcome = 'allowed' | 'denied' | 'blocked' | 'overflow_open' | 'overflow_closed';
@@ -24,6 +25,23 @@ const BLOCK_RETRY_MS = 86_400_000;
 
 /** Engines built without the setting (tests, tools) enforce the whole limit in one process. */
 export const DEFAULT_LOCAL_FALLBACK: LocalLimiterOptions = { share: 1, maxKeys: 100_000 };
+
+/**
+ * The fallback of an engine's settings (`localFallback`, `clock`): built once by the engine module,
+ * with this process's override copy, and by callers that build a `DecisionService` themselves.
+ */
+export function localFallbackOf(
+  options: Pick<EngineOptions, 'localFallback' | 'clock'>,
+  observer?: DecisionObserver,
+  overrides?: OverrideSource,
+): LocalFallback {
+  return new LocalFallback(
+    options.localFallback ?? DEFAULT_LOCAL_FALLBACK,
+    options.clock ?? Date.now,
+    observer,
+    overrides,
+  );
+}
 
 /**
  * `on_backend_failure: local_fallback` on the decision path: when a Redis step failed and no

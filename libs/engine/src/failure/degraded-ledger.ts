@@ -2,15 +2,12 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DegradedBuffer } from './degraded-buffer';
 import { degradedEntry, type DegradedEntry } from './degraded-entry';
 import { DEFAULT_DEGRADED_LEDGER, type DegradedLedgerOptions } from './degraded-ledger.options';
-import type { DecisionObserver } from './decision-observer';
-import type { DecisionPlan } from './decision-plan';
-import type { BackendFailure } from './decision.types';
-import { DECISION_OBSERVER, ENGINE_OPTIONS } from './engine.constants';
-import type { EngineOptions } from './engine.options';
-import { EngineService } from './engine.service';
-
-/** What the ledger needs of the Redis adapter (`EngineService`). */
-export type DegradedOutbox = Pick<EngineService, 'appendDegraded' | 'beforeClose'>;
+import type { DecisionObserver } from '../decision-observer';
+import type { DecisionPlan } from '../plan/decision-plan';
+import type { BackendFailure } from '../plan/decision.types';
+import { DECISION_OBSERVER, DEGRADED_OUTBOX, ENGINE_OPTIONS } from '../engine.constants';
+import type { EngineOptions } from '../engine.options';
+import type { DegradedOutbox } from './degraded-outbox';
 
 /**
  * Degraded decisions into the ledger. A decision allowed under fail_open while Redis failed was spent
@@ -53,7 +50,7 @@ export class DegradedLedger {
   private lastDropLogMs = Number.NEGATIVE_INFINITY;
 
   constructor(
-    @Inject(EngineService) private readonly outbox: DegradedOutbox,
+    @Inject(DEGRADED_OUTBOX) private readonly outbox: DegradedOutbox,
     @Inject(ENGINE_OPTIONS) options: EngineOptions,
     @Optional() @Inject(DECISION_OBSERVER) private readonly observer?: DecisionObserver,
   ) {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { POLICY_SET_SOURCE } from './engine.constants';
-import type { PolicySetSource } from './engine.options';
-import { EngineService } from './engine.service';
-import { leaseKey, parseLeaseId, shardKeys } from './keys';
+import { LEASE_STORE, POLICY_SET_SOURCE } from '../engine.constants';
+import type { PolicySetSource } from '../engine.options';
+import { leaseKey, parseLeaseId, shardKeys } from '../store/keys';
+import type { LeaseStore } from './lease-store';
 import { interpretExtendReply, leaseTtlsInForce, refuse, type LeaseExtension } from './lease-extension';
 
 /**
@@ -37,7 +37,7 @@ export type LeaseRelease =
 @Injectable()
 export class LeaseService {
   constructor(
-    private readonly engine: EngineService,
+    @Inject(LEASE_STORE) private readonly store: LeaseStore,
     @Inject(POLICY_SET_SOURCE) private readonly policies: PolicySetSource,
   ) {}
 
@@ -53,7 +53,7 @@ export class LeaseService {
       };
     const shard = shardKeys(parsed.shard);
     const keys = { record: leaseKey(shard, parsed.decisionId), outbox: shard.outbox };
-    const step = await this.engine.release(keys, leaseId, tenants);
+    const step = await this.store.release(keys, leaseId, tenants);
     if (!step.ok)
       return {
         ok: false,
@@ -100,7 +100,7 @@ export class LeaseService {
       );
     const record = leaseKey(shardKeys(parsed.shard), parsed.decisionId);
     const ttlsInForce = leaseTtlsInForce(this.policies.current);
-    const step = await this.engine.extendLease(record, { leaseId, tenants, ttlMs, ttlsInForce });
+    const step = await this.store.extendLease(record, { leaseId, tenants, ttlMs, ttlsInForce });
     if (!step.ok) return refuse(503, `backend.${step.failure.slice('backend_'.length)}`, step.failure);
     return interpretExtendReply(leaseId, step.value);
   }

@@ -1,7 +1,7 @@
 import { degradedPayload } from '@tally/events';
-import type { DecisionPlan } from './decision-plan';
-import type { BackendFailure } from './decision.types';
-import { degradedMarkerKey } from './keys';
+import type { DecisionPlan } from '../plan/decision-plan';
+import type { BackendFailure } from '../plan/decision.types';
+import { degradedMarkerKey } from '../store/keys';
 
 /**
  * One degraded decision (allowed under fail_open while Redis failed) waiting to be appended to its

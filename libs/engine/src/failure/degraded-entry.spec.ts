@@ -8,7 +8,7 @@ import {
 } from '@tally/events';
 import type { Policy, PolicySet } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
-import { planDecision, type DecisionPlan } from './decision-plan';
+import { planDecision, type DecisionPlan } from '../plan/decision-plan';
 import { degradedEntry, type DegradedEntry } from './degraded-entry';
 import { testPolicy } from '@tally/testing';
 

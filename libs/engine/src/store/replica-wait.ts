@@ -1,4 +1,4 @@
-import type { ScriptOutcome } from './decide.script';
+import type { ScriptOutcome } from '../decide.script';
 
 /**
  * Durable mode (`TALLY_REDIS_WAIT_REPLICAS` > 0): a decision is answered only after its writes reached

@@ -1,8 +1,8 @@
 import type { Policy } from '@tally/policy';
 import { testPolicy } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
-import { parseDecideReply } from './decide.script';
-import { shardKeys } from './keys';
+import { parseDecideReply } from '../decide.script';
+import { shardKeys } from '../store/keys';
 import { planLease } from './lease-plan';
 
 const ID = '01JD0000000000000000000001';
