@@ -17,16 +17,20 @@ const LIBS = {
   ledger: ['events'], // the AsyncAPI document is built from the events' schemas
   observability: ['api-contract'], // health bodies typed from the contract
   client: ['api-contract'], // type imports only: the SDK loads no server lib
+  errors: ['api-contract'], // the error vocabulary and problem bodies
+  cluster: ['config'], // the decision API's node:cluster primary and workers
   // Layer 2.
   testing: ['policy'],
   engine: ['api-contract', 'events', 'policy', 'redis'],
-  http: ['api-contract', 'config', 'observability', 'policy'],
+  auth: ['config', 'errors', 'policy'], // tokens, roles, grants, the tokens file
+  openapi: ['api-contract', 'errors'], // the OpenAPI builder and its Markdown
   // Layer 3.
+  http: ['api-contract', 'auth', 'cluster', 'config', 'errors', 'observability'],
   'envoy-rls': ['api-contract', 'engine', 'policy'],
   outbox: ['engine', 'events', 'ledger', 'observability', 'redis'],
   projections: ['config', 'events', 'ledger', 'observability', 'redis'],
   // Layer 4.
-  ops: ['config', 'engine', 'events', 'http', 'ledger', 'policy', 'projections', 'redis'],
+  ops: ['auth', 'config', 'engine', 'errors', 'events', 'ledger', 'policy', 'projections', 'redis'],
 };
 
 const escape = (name) => name.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');

@@ -19,6 +19,10 @@ const libs = [
   'envoy-rls',
   'api-contract',
   'redis',
+  'errors',
+  'auth',
+  'cluster',
+  'openapi',
 ];
 // The client package's second entry comes first: an alias also matches `<find>/…`, so `@tally/client`
 // would otherwise turn `@tally/client/nest` into `…/index.ts/nest`.
