@@ -113,11 +113,16 @@ function decisionData(
  * payload's field of the same name (the payload schema reuses the events' field schemas, so a field
  * added to both is carried with no builder edit). Absent values are omitted, never `null`.
  */
-function dataOf<T>(schema: TObject, payload: OutboxPayload, derived: Readonly<Record<string, unknown>>): T {
+function dataOf<T extends object>(
+  schema: TObject,
+  payload: OutboxPayload,
+  derived: { readonly [K in keyof T]?: T[K] },
+): T {
   const source = payload as unknown as Readonly<Record<string, unknown>>;
+  const computed = derived as Readonly<Record<string, unknown>>;
   const data: Record<string, unknown> = {};
   for (const name of Object.keys(schema.properties)) {
-    const value = name in derived ? derived[name] : copyOf(source[name]);
+    const value = name in computed ? computed[name] : copyOf(source[name]);
     if (value !== undefined) data[name] = value;
   }
   return data as T;
