@@ -5,6 +5,7 @@ import {
   type OutboxPolicy,
   type OutboxWindow,
 } from './outbox-payload.v1';
+import type { TSchema } from '@sinclair/typebox';
 import { PAYLOAD_PREFIX } from './payload-prefix';
 import { membersJson, propertiesOf, schemaJson, type SchemaProperty } from './schema-json';
 
@@ -25,8 +26,12 @@ export type PayloadParts = Omit<OutboxPayload, (typeof HEAD)[number] | 'policies
 };
 
 interface Field extends SchemaProperty {
-  /** `"name":` */
+  /** `,"name":` (the first property: without the comma) */
   readonly label: string;
+  /** The value's JSON, chosen once from the property's schema (the hot path does no schema walk). */
+  readonly encode: (value: unknown, parts: PayloadParts) => string;
+  /** A string, number or flat record: written by `JSON.stringify` inline (the common case, kept cheap). */
+  readonly plain: boolean;
 }
 
 /** The writer of a payload schema: its head is checked once, its other fields are written in its order. */
@@ -37,7 +42,26 @@ function fieldsAfterHead(properties: readonly SchemaProperty[]): Field[] {
     // would make decide.lua corrupt every denial sample.
     throw new Error(`the outbox payload must open with ${HEAD.join(', ')}; it opens with ${head.join(', ')}`);
   }
-  return properties.slice(HEAD.length).map((p) => ({ ...p, label: `${JSON.stringify(p.name)}:` }));
+  const body = properties.slice(HEAD.length);
+  // The first property after the head is required (the decision id), so every later one can carry
+  // its leading comma in its label: no separator bookkeeping per decision.
+  if (body[0]?.optional !== false)
+    throw new Error('the outbox payload body must open with a required property');
+  return body.map((p, i) => ({
+    ...p,
+    label: `${i === 0 ? '' : ','}${JSON.stringify(p.name)}:`,
+    encode: p.name === 'policies' ? (_value, parts) => policiesJson(parts.policies) : encoderOf(p.schema),
+    plain: p.name !== 'policies' && !isNested(p.schema),
+  }));
+}
+
+function isNested(schema: TSchema): boolean {
+  return schema.type === 'array' || typeof schema.properties === 'object';
+}
+
+/** Plain values are what `JSON.stringify` writes; a nested object schema is written in its own order. */
+function encoderOf(schema: TSchema): (value: unknown) => string {
+  return isNested(schema) ? (value) => schemaJson(schema, value) : (value) => JSON.stringify(value);
 }
 
 const FIELDS = fieldsAfterHead(propertiesOf(OutboxPayloadV1));
@@ -92,15 +116,13 @@ function policiesJson(policies: PayloadParts['policies']): string {
 export function payloadJson(parts: PayloadParts): string {
   const values = parts as unknown as Record<string, unknown>;
   let json = PAYLOAD_PREFIX;
-  let separator = '';
   for (const field of FIELDS) {
     const value = values[field.name];
     if (value === undefined) {
       if (field.optional) continue;
       throw new Error(`outbox payload lacks ${field.name}`);
     }
-    json += `${separator}${field.label}${field.name === 'policies' ? policiesJson(parts.policies) : schemaJson(field.schema, value)}`;
-    separator = ',';
+    json += field.label + (field.plain ? JSON.stringify(value) : field.encode(value, parts));
   }
   return `${json}}`;
 }
