@@ -17,7 +17,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-slim AS runtime
 ARG APP=decision-api
-# jemalloc: the decision API's primary preloads it into its workers (libs/http/src/cluster.runtime.ts),
+# jemalloc: the decision API's primary preloads it into its workers (libs/cluster/src/cluster.runtime.ts),
 # which hands freed memory back to the system where glibc's malloc keeps it.
 RUN apt-get update && apt-get install -y --no-install-recommends libjemalloc2 && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \

@@ -10,7 +10,7 @@ const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
 const decisionModule = join(root, 'dist/apps/decision-api/src/decision-api.openapi.js');
 const projectorModule = join(root, 'dist/apps/projector/src/projector.openapi.js');
-const rendererModule = join(root, 'dist/libs/http/src/openapi-markdown.js');
+const rendererModule = join(root, 'dist/libs/openapi/src/openapi-markdown.js');
 if (![decisionModule, projectorModule, rendererModule].every((file) => existsSync(file))) {
   console.error('api-reference: no compiled code in dist/; run `npm run build` first');
   process.exit(1);

@@ -67,7 +67,7 @@ start() {
     if alive "$app"; then say "$app: already running (pid $(cat "$run/$app.pid"))"; continue; fi
     local ts; ts=$(now_ms)
     # The decision API runs with the V8 flags and malloc setting of `npm run start:decision-api`
-    # (docs/benchmarks.md, "Decision API memory"; libs/http/src/cluster.runtime.ts); its primary
+    # (docs/benchmarks.md, "Decision API memory"; libs/cluster/src/cluster.runtime.ts); its primary
     # gives its workers jemalloc when the system has it (Debian's redis-server brings it).
     local flags=() envs=()
     if [ "$app" = decision-api ]; then

@@ -1,5 +1,5 @@
 import { type DecisionRequest } from '@tally/engine';
-import { type FieldError } from '@tally/http';
+import type { FieldError } from '@tally/errors';
 import { MAX_BATCH } from '@tally/api-contract';
 
 /**

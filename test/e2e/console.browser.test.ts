@@ -18,7 +18,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { OverrideList } from '@tally/api-contract';
-import { tokenDigestHex } from '@tally/http';
+import { tokenDigestHex } from '@tally/auth';
 import { createLedger, TOPICS, type Ledger } from '@tally/ledger';
 import { buildTree, ensureTool, eventually, uniqueName } from '@tally/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';

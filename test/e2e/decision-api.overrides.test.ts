@@ -7,7 +7,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OverrideItem, OverrideList } from '@tally/api-contract';
-import { tokenDigestHex } from '@tally/http';
+import { tokenDigestHex } from '@tally/auth';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, TallyRequestError } from '@tally/client';
 import { uniqueName } from '@tally/testing';

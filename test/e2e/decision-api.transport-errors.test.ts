@@ -5,7 +5,8 @@
  * value: each case carries a secret where a careless message would echo it. Nothing is consumed.
  */
 import { connect } from 'node:net';
-import { ERROR_CODES, isErrorCode, MAX_JSON_DEPTH } from '@tally/http';
+import { ERROR_CODES, isErrorCode } from '@tally/errors';
+import { MAX_JSON_DEPTH } from '@tally/http';
 import { eventually, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADMIN_TOKEN, CALLER_TOKEN, DecisionApiHarness } from './support/decision-api.harness';

@@ -23,7 +23,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { credentials, Metadata, type Client } from '@grpc/grpc-js';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { WORKER_NODE_FLAGS, tokenDigestHex, workerAllocatorEnv } from '@tally/http';
+import { WORKER_NODE_FLAGS, workerAllocatorEnv } from '@tally/cluster';
+import { tokenDigestHex } from '@tally/auth';
 import { buildTree, eventually, freePort, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricSum } from './support/decision-api.harness';
@@ -273,7 +274,7 @@ describe('decision-api with TALLY_WORKERS=2', () => {
     // without one the workers keep glibc's malloc)
     const jemalloc = workerAllocatorEnv({}).LD_PRELOAD;
     expect(readFileSync(`/proc/${primary}/maps`, 'utf8')).not.toContain('libjemalloc');
-    // Then: each worker runs with the decision API's (libs/http cluster.runtime.ts), jemalloc loaded
+    // Then: each worker runs with the decision API's (libs/cluster cluster.runtime.ts), jemalloc loaded
     const lines = await workerLines(2);
     for (const line of lines) {
       for (const flag of WORKER_NODE_FLAGS) expect(words(line.pid, 'cmdline')).toContain(flag);

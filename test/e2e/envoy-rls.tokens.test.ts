@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectivityState, status } from '@grpc/grpc-js';
 import { type RlsRequest } from '@tally/envoy-rls';
-import { tokenDigestHex } from '@tally/http';
+import { tokenDigestHex } from '@tally/auth';
 import { uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADMIN_TOKEN, CALLER_TOKEN } from './support/decision-api.harness';

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '@tally/http';
+import { ERROR_CODES } from '@tally/errors';
 import { buildTree, eventually, freePort, PrivateRedis } from '@tally/testing';
 import {
   hostileBatches,

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { credentials, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
 import { ConfigError, loadConfig } from '@tally/config';
 import { loadRateLimitService, type RlsRequest } from '@tally/envoy-rls';
-import { tokenDigestHex, TokensLoadError } from '@tally/http';
+import { tokenDigestHex, TokensLoadError } from '@tally/auth';
 import { buildTree, eventually, PrivateRedis, testEnv, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DecisionApiModule } from '../../apps/decision-api/src/decision-api.module';

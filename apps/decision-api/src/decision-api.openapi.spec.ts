@@ -1,4 +1,5 @@
-import { ERROR_CODES, renderOpenApiMarkdown } from '@tally/http';
+import { ERROR_CODES } from '@tally/errors';
+import { renderOpenApiMarkdown } from '@tally/openapi';
 import { itIsAPublishedOpenApiDocument } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
 import { decisionApiDocument } from './decision-api.openapi';

@@ -19,10 +19,10 @@ import {
   AUTH_CODES,
   buildOpenApi,
   COMMON_CODES,
-  serviceOperations,
-  type ErrorCode,
   type OperationSpec,
-} from '@tally/http';
+  serviceOperations,
+} from '@tally/openapi';
+import type { ErrorCode } from '@tally/errors';
 
 /** The API's own version, as published in the document (the wire contract's, not the build's). */
 export const DECISION_API_VERSION = '1.0.0';

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { BearerTokens, TokenGrant, TokenSet, tokenDigestHex } from '@tally/http';
+import { BearerTokens, tokenDigestHex, TokenGrant, TokenSet } from '@tally/auth';
 import { describe, expect, it } from 'vitest';
 import { GrpcCallerAuth, isRefusal } from './grpc-auth';
 

@@ -1,7 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { type DecisionRequest } from '@tally/engine';
 import { type AuthRefusal } from '@tally/envoy-rls';
-import { ApiError, type BearerTokens, type TokenGrant } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import type { BearerTokens, TokenGrant } from '@tally/auth';
 
 /** A refusal as the gRPC status Envoy sees. */
 export interface GrpcRefusal {

@@ -18,7 +18,7 @@ import {
   type RlsRequest,
   type RlsResponse,
 } from '@tally/envoy-rls';
-import { BearerTokens } from '@tally/http';
+import { BearerTokens } from '@tally/auth';
 import { HealthRegistry } from '@tally/observability';
 import { GrpcCallerAuth } from './grpc-auth';
 import { GrpcMetrics } from './grpc-metrics';

@@ -10,7 +10,7 @@ import {
   type RlsRequestLimits,
   type RlsResponse,
 } from '@tally/envoy-rls';
-import { BearerTokens } from '@tally/http';
+import { BearerTokens } from '@tally/auth';
 import { PolicyStore } from '@tally/policy';
 import { GrpcCallerAuth, isRefusal } from './grpc-auth';
 

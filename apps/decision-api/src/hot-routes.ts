@@ -1,19 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { rateLimitHeaders, type BatchRefusedItem, type DecisionBody, type Wire } from '@tally/api-contract';
 import { type Decision, type DecisionRequest, type DecisionService } from '@tally/engine';
-import {
-  accessConfig,
-  ApiError,
-  ForbiddenError,
-  GRANT_KEY,
-  HTTP_STATUS_OF,
-  logProblem,
-  problemOf,
-  sendProblem,
-  type ErrorBody,
-  type FieldError,
-  type TokenGrant,
-} from '@tally/http';
+import { accessConfig, ForbiddenError, GRANT_KEY, type TokenGrant } from '@tally/auth';
+import { ApiError, type ErrorBody, type FieldError, logProblem, problemOf, sendProblem } from '@tally/errors';
+import { HTTP_STATUS_OF } from '@tally/http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './decision-body';
 

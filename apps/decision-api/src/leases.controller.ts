@@ -6,7 +6,9 @@ import {
   type Wire,
 } from '@tally/api-contract';
 import { LeaseService } from '@tally/engine';
-import { ApiError, Granted, QuerySchemaPipe, RequireAccess, type TokenGrant } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { Granted, RequireAccess, type TokenGrant } from '@tally/auth';
+import { QuerySchemaPipe } from '@tally/http';
 
 const RELEASE_SUFFIX = ':release';
 const EXTEND_SUFFIX = ':extend';

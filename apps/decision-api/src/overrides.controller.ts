@@ -11,7 +11,9 @@ import {
   type Wire,
 } from '@tally/api-contract';
 import { keyOnWire, OverridesService, type Override, type OverrideResult } from '@tally/engine';
-import { ApiError, Granted, QuerySchemaPipe, RequireAccess, type TokenGrant } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { Granted, RequireAccess, type TokenGrant } from '@tally/auth';
+import { QuerySchemaPipe } from '@tally/http';
 import type { FastifyReply } from 'fastify';
 
 const LIST_QUERY = new QuerySchemaPipe(OverrideListQuerySchema);

@@ -7,15 +7,10 @@ import {
   type PolicyState,
   type Wire,
 } from '@tally/api-contract';
-import {
-  ApiError,
-  Granted,
-  HTTP_STATUS_OF,
-  reloadOverHttp,
-  RequireAccess,
-  shareReload,
-  type TokenGrant,
-} from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { Granted, RequireAccess, type TokenGrant } from '@tally/auth';
+import { HTTP_STATUS_OF, reloadOverHttp } from '@tally/http';
+import { shareReload } from '@tally/cluster';
 import { formatDuration, PolicyStore } from '@tally/policy';
 import { PolicyReloadHistory } from './policy-reloads.history';
 

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { type PolicyReloads, type Wire } from '@tally/api-contract';
-import { gatherEverywhere, offerGather } from '@tally/http';
+import { gatherEverywhere, offerGather } from '@tally/cluster';
 import { PolicyStore, type ReloadResult } from '@tally/policy';
 
 /** One remembered reload, as the API answers it. */

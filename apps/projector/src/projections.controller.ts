@@ -7,7 +7,9 @@ import {
   type TopKeysQueryParams,
   type UsageQuery,
 } from '@tally/api-contract';
-import { ApiError, Granted, QuerySchemaPipe, RequireAccess, type TokenGrant } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { Granted, RequireAccess, type TokenGrant } from '@tally/auth';
+import { QuerySchemaPipe } from '@tally/http';
 import {
   ProjectionCorruptError,
   ProjectionNamespaces,

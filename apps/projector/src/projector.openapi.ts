@@ -19,7 +19,13 @@ import {
   UsageQuerySchema,
   UsageResponseSchema,
 } from '@tally/api-contract';
-import { AUTH_CODES, buildOpenApi, COMMON_CODES, serviceOperations, type OperationSpec } from '@tally/http';
+import {
+  AUTH_CODES,
+  buildOpenApi,
+  COMMON_CODES,
+  type OperationSpec,
+  serviceOperations,
+} from '@tally/openapi';
 
 /** The query API's own version, as published in the document (the wire contract's, not the build's). */
 export const PROJECTOR_API_VERSION = '1.0.0';

@@ -7,7 +7,8 @@ import {
   type UsageResponse,
 } from '@tally/api-contract';
 import type { TObject } from '@sinclair/typebox';
-import { ApiError, QuerySchemaPipe } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { QuerySchemaPipe } from '@tally/http';
 import {
   GRANULARITIES,
   POLICY_KEY,

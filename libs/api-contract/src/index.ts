@@ -6,7 +6,7 @@
  * so the SDK can import its types without loading the server.
  *
  * Does NOT own:
- * - the error codes and their statuses (libs/http error-codes.ts), nor kind → HTTP status (libs/http);
+ * - the error codes and their statuses (libs/errors error-codes.ts), nor kind → HTTP status (libs/http);
  * - validation itself (libs/http schema-validator.ts compiles these schemas), nor the OpenAPI builder;
  * - what a decision means (libs/engine), nor kind → gRPC code (libs/envoy-rls);
  * - the event payloads on Kafka (libs/events).

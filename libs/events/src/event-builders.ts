@@ -1,4 +1,5 @@
-import type { DecisionDataV1, DecisionEventV1 } from './decision-event.v1';
+import type { TObject } from '@sinclair/typebox';
+import { DecisionDataV1, type DecisionEventV1 } from './decision-event.v1';
 import type { DecisionDataV2, DecisionEventV2 } from './decision-event.v2';
 import type { DenyReason } from './deny-reasons';
 import type { PolicyOutcomeV1 } from './event-parts.v1';
@@ -18,7 +19,7 @@ import {
   type OutboxPayload,
   type OutboxWindowResult,
 } from './outbox/outbox-payload';
-import type { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+import { UsageDataV1, type UsageEventV1 } from './usage-event.v1';
 import type { LeaseEventV1 } from './lease-event.v1';
 import type { OverrideEventV1 } from './override-event.v1';
 
@@ -57,18 +58,10 @@ function usageEvent(
   timeMs: number,
   results: readonly OutboxWindowResult[],
 ): UsageEventV1 {
-  // Field order is wire order: JSON.stringify writes them as listed here (the specs pin the bytes).
-  const data: UsageDataV1 = {
-    policy_set_version: payload.policy_set_version,
-    ...optional('tenant', payload.tenant),
-    selectors: { ...payload.selectors },
-    attributes: { ...payload.attributes },
-    cost: payload.cost,
+  const data = dataOf<UsageDataV1>(UsageDataV1, payload, {
     outcome: payload.outcome === 'degraded' ? 'degraded' : 'allowed',
-    ...optional('degraded_cause', payload.degraded_cause),
-    ...optional('idempotency_key', payload.idempotency_key),
     policies: policyOutcomes(payload, results),
-  };
+  });
   return { ...envelope(payload, timeMs), type: USAGE_EVENT_TYPE, data };
 }
 
@@ -106,19 +99,38 @@ function decisionData(
   reason: DenyReason | undefined,
   count: number,
 ): DecisionDataV1 {
-  return {
-    policy_set_version: payload.policy_set_version,
-    ...optional('tenant', payload.tenant),
-    selectors: { ...payload.selectors },
-    attributes: { ...payload.attributes },
-    cost: payload.cost,
+  return dataOf<DecisionDataV1>(DecisionDataV1, payload, {
     outcome,
-    ...optional('reason', reason),
-    ...optional('degraded_cause', payload.degraded_cause),
-    ...optional('idempotency_key', payload.idempotency_key),
+    reason,
     count,
     policies: policyOutcomes(payload, results),
-  };
+  });
+}
+
+/**
+ * An event's `data` from an outbox payload, in the order of the event's schema (wire order: the
+ * bytes on Kafka follow it): each property from `derived` when the builder computes it, else the
+ * payload's field of the same name (the payload schema reuses the events' field schemas, so a field
+ * added to both is carried with no builder edit). Absent values are omitted, never `null`.
+ */
+function dataOf<T extends object>(
+  schema: TObject,
+  payload: OutboxPayload,
+  derived: { readonly [K in keyof T]?: T[K] },
+): T {
+  const source = payload as unknown as Readonly<Record<string, unknown>>;
+  const computed = derived as Readonly<Record<string, unknown>>;
+  const data: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.properties)) {
+    const value = name in computed ? computed[name] : copyOf(source[name]);
+    if (value !== undefined) data[name] = value;
+  }
+  return data as T;
+}
+
+/** A copy of a flat record (selectors, attributes), so an event never shares the decoded payload's objects. */
+function copyOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value } : value;
 }
 
 /**

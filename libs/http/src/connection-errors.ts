@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Socket } from 'node:net';
-import { problemOf, type Problem } from './problem';
+import { type Problem, problemOf } from '@tally/errors';
 
 /**
  * Answers what Node's HTTP server refuses before Fastify sees a request — a parse error (bad request

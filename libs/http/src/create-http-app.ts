@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadTlsFiles, type TallyConfig } from '@tally/config';
 import { installLeanBind } from './async-resource-bind';
-import { BearerTokens } from './bearer-tokens';
+import { BearerTokens } from '@tally/auth';
 import { answerServerEvents } from './connection-errors';
 import { installJsonBody } from './json-body';
 import { installRouteGate } from './route-gate';

@@ -1,8 +1,6 @@
 import { type FileReloadResult, type ReloadableFile } from '@tally/config';
-import { ApiError } from './api-error';
-import { type WorkerReload } from './cluster.messages';
-import { reloadEverywhere } from './cluster.worker';
-import { type ErrorCode } from './error-codes';
+import { ApiError, type ErrorCode } from '@tally/errors';
+import { reloadEverywhere, type WorkerReload } from '@tally/cluster';
 
 /**
  * A reload asked for over HTTP (`POST /v1/policies:reload`, `/v1/tokens:reload`): the outcome's body

@@ -3,8 +3,7 @@ import { Controller, Get, Headers, HttpCode, Res } from '@nestjs/common';
 import type { Liveness } from '@tally/api-contract';
 import { HealthRegistry, type ReadinessReport, statesOnly } from '@tally/observability';
 import { type FastifyReply } from 'fastify';
-import { RequireAccess } from './access.decorator';
-import { BearerTokens } from './bearer-tokens';
+import { BearerTokens, RequireAccess } from '@tally/auth';
 
 /**
  * Liveness and readiness, the same shape in every app. Served here, not by @tally/observability:

@@ -1,14 +1,12 @@
 import { type DynamicModule, Global, Module, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { BearerTokens } from './bearer-tokens';
+import { BearerTokens, envTokenEntries, TokenStore } from '@tally/auth';
 import { HealthController } from './health.controller';
 import { HTTP_OPTIONS, TOKEN_STORE } from './http.constants';
 import { type HttpOptions } from './http.options';
 import { MetricsController } from './metrics.controller';
 import { ProblemFilter } from './problem.filter';
 import { TokenReloadMetrics } from './token-reload.metrics';
-import { envTokenEntries } from './token-set';
-import { TokenStore } from './token.store';
 import { TokensController } from './tokens.controller';
 
 /** Stops the file watch with the app. */

@@ -1,14 +1,7 @@
+import type { AuthOptions } from '@tally/auth';
 import { type TallyConfig } from '@tally/config';
 
-export interface HttpOptions {
-  /** `bearer`: every non-public route needs an accepted token with its role. `none`: open (local only). */
-  readonly auth: 'bearer' | 'none';
-  /** `TALLY_API_TOKENS`: the simple form's caller tokens (decide + query, every tenant). */
-  readonly callerTokens: readonly string[];
-  /** `TALLY_ADMIN_TOKEN`: the simple form's admin token (admin only). */
-  readonly adminToken?: string;
-  /** `TALLY_TOKENS_FILE`: scoped tokens (roles, tenant allow-lists), reloaded live; absent = env only. */
-  readonly tokensFile?: string;
+export interface HttpOptions extends AuthOptions {
   /** Requests in flight above which new ones are shed with 503 `server.overloaded`. */
   readonly maxInflight: number;
 }

@@ -1,5 +1,5 @@
 import { type FastifyInstance } from 'fastify';
-import { ApiError } from './api-error';
+import { ApiError } from '@tally/errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 
 const BLANK = /^\s*$/;

@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Inject, type OnModuleInit } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@tally/observability';
 import { type Registry } from 'prom-client';
-import { RequireAccess } from './access.decorator';
-import { metricsEverywhere, offerMetrics } from './cluster.worker';
+import { RequireAccess } from '@tally/auth';
+import { metricsEverywhere, offerMetrics } from '@tally/cluster';
 
 @Controller()
 @RequireAccess('public')

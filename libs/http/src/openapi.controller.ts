@@ -1,5 +1,5 @@
 import { Controller, Get, type Type } from '@nestjs/common';
-import { RequireAccess } from './access.decorator';
+import { RequireAccess } from '@tally/auth';
 
 /**
  * `GET /openapi.json` of an app: its published contract, built once at boot by `build` (the app's

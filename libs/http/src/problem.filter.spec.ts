@@ -1,7 +1,6 @@
 import { type ArgumentsHost, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError } from './api-error';
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import { ApiError, ERROR_CODES, type ErrorCode } from '@tally/errors';
 import { ProblemFilter } from './problem.filter';
 
 interface Sent {

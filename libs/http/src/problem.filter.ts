@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
-import { logProblem, problemOf, sendProblem } from './problem';
+import { logProblem, problemOf, sendProblem } from '@tally/errors';
 
 /**
  * Every error of a Nest-routed handler leaves as `{code, message, errors?}` (see `problemOf`); a 5xx

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './api-error';
+import { ApiError } from '@tally/errors';
 import { QuerySchemaPipe } from './query-schema.pipe';
 
 describe(QuerySchemaPipe.name, () => {

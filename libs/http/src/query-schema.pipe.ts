@@ -1,6 +1,6 @@
 import { type PipeTransform } from '@nestjs/common';
 import type { Static, TObject } from '@sinclair/typebox';
-import { ApiError, type FieldError } from './api-error';
+import { ApiError, type FieldError } from '@tally/errors';
 import { compileSchemaCheck, type SchemaCheck } from './schema-validator';
 
 /**

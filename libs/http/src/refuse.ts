@@ -1,6 +1,6 @@
 import { type IncomingMessage } from 'node:http';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { type Problem, sendProblem } from './problem';
+import { type Problem, sendProblem } from '@tally/errors';
 
 /**
  * Answers a request refused before its body was read (no token, no route, shed, draining). When a

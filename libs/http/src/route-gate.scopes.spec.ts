@@ -1,12 +1,15 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessConfig } from './access.decorator';
-import { BearerTokens } from './bearer-tokens';
-import { GRANT_KEY } from './http.constants';
+import {
+  accessConfig,
+  BearerTokens,
+  compileTokenFile,
+  envTokenEntries,
+  GRANT_KEY,
+  tokenDigestHex,
+  type TokenGrant,
+} from '@tally/auth';
 import { installRouteGate } from './route-gate';
-import { type TokenGrant } from './token-grant';
-import { compileTokenFile } from './token-file.compiler';
-import { envTokenEntries, tokenDigestHex } from './token-set';
 
 const FILE = `tokens:
   - { name: acme-reader, sha256: ${tokenDigestHex('acme-reader')}, roles: [query], tenants: [acme] }

@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { accessConfig } from './access.decorator';
-import { BearerTokens } from './bearer-tokens';
+import { accessConfig, BearerTokens } from '@tally/auth';
 import { installRouteGate } from './route-gate';
 
 const CALLER = 'caller-token-0000001';

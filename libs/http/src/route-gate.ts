@@ -5,14 +5,17 @@ import {
   type FastifyRequest,
   type onRequestHookHandler,
 } from 'fastify';
-import { accessOf, type RouteAccess } from './access.decorator';
-import { ApiError } from './api-error';
-import { type BearerTokens } from './bearer-tokens';
-import { GRANT_KEY } from './http.constants';
+import {
+  accessOf,
+  type BearerTokens,
+  ForbiddenError,
+  GRANT_KEY,
+  type RouteAccess,
+  type TokenGrant,
+} from '@tally/auth';
+import { ApiError, logProblem, type Problem, problemOf, sendProblem } from '@tally/errors';
 import { inflightLimiter } from './overload';
-import { logProblem, type Problem, problemOf, sendProblem } from './problem';
 import { refuse } from './refuse';
-import { ForbiddenError, type TokenGrant } from './token-grant';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 const logger = new Logger('http');

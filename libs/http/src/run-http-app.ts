@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { ConfigError, loadConfig, type TallyConfig } from '@tally/config';
 import { createLogger, stopOnSignals } from '@tally/observability';
-import { runClusterPrimary } from './cluster.primary';
+import { runClusterPrimary } from '@tally/cluster';
 import { createHttpApp, httpAppOptions, type HttpAppOptions } from './create-http-app';
-import { TokensLoadError } from './token.store';
+import { TokensLoadError } from '@tally/auth';
 
 export interface HttpAppSpec {
   /** App name: log context and the `app` label of every metric. */

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
-import { type FieldError } from './api-error';
+import type { FieldError } from '@tally/errors';
 import { type Validated } from './validation';
 
 /**

@@ -2,7 +2,7 @@ import { type ServerOptions as HttpServerOptions } from 'node:http';
 import { type ServerOptions as HttpsServerOptions } from 'node:https';
 import { type FastifyServerOptions } from 'fastify';
 import { answerClientError } from './connection-errors';
-import { problemOf } from './problem';
+import { problemOf } from '@tally/errors';
 import { refuse } from './refuse';
 
 /** The deadlines of an HTTP listener and its optional TLS identity (from `TALLY_*`, see TallyConfig). */

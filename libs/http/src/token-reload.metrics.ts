@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common'
 import { METRICS_REGISTRY } from '@tally/observability';
 import { Counter, type Registry } from 'prom-client';
 import { TOKEN_STORE } from './http.constants';
-import { type TokenStore } from './token.store';
+import type { TokenStore } from '@tally/auth';
 
 /** `tally_token_reloads_total{outcome,trigger}`: a refused tokens file must show on a dashboard. */
 @Injectable()

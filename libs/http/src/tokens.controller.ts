@@ -1,10 +1,9 @@
 import { Controller, HttpCode, Inject, type OnModuleInit, Post } from '@nestjs/common';
 import { type TokensReload } from '@tally/api-contract';
-import { RequireAccess } from './access.decorator';
-import { shareReload } from './cluster.worker';
+import { RequireAccess, type TokenStore } from '@tally/auth';
+import { shareReload } from '@tally/cluster';
 import { reloadOverHttp } from './file-reload';
 import { TOKEN_STORE } from './http.constants';
-import { type TokenStore } from './token.store';
 
 /**
  * `POST /v1/tokens:reload`: re-reads `TALLY_TOKENS_FILE` now (deploy scripts that cannot wait for the

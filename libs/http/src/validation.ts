@@ -1,7 +1,7 @@
 import { type ValidationError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidatorOptions } from 'class-validator';
-import { ApiError, type FieldError } from './api-error';
+import { ApiError, type FieldError } from '@tally/errors';
 
 /** Flatten class-validator's tree into `path: message` pairs (`requests.3.cost` → `requests[3].cost`). */
 export function fieldErrors(errors: readonly ValidationError[], parent = ''): FieldError[] {

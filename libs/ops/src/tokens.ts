@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { compileTokenFile, tokenDigestHex, type FieldError } from '@tally/http';
+import { compileTokenFile, tokenDigestHex } from '@tally/auth';
+import type { FieldError } from '@tally/errors';
 import { OpsError } from './ops.error';
 
 /** As long as the environment's tokens must be: a token short enough to guess is no token. */

@@ -12,6 +12,9 @@
  */
 export {
   ALGORITHMS,
+  FAIL_MODES,
+  OVERFLOW_MODES,
+  POLICY_MODES,
   SELECTOR_DIMS,
   WINDOW_ROLES,
   type Algorithm,
@@ -26,6 +29,7 @@ export {
   type WindowRole,
   type WindowSpec,
 } from './policy.types';
+export { POLICY_FILE_FIELDS, WINDOW_FILE_FIELDS } from './policy.fields';
 export { compilePolicyFile, type CompileResult } from './policy.compiler';
 export {
   ATTRIBUTE_NAME,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsOptional, ValidateNested } from 'class-validator';
-import { ALGORITHMS, WINDOW_ROLES } from './policy.types';
+import { ALGORITHMS, FAIL_MODES, OVERFLOW_MODES, POLICY_MODES, WINDOW_ROLES } from './policy.types';
 import {
   IsBool,
   IsKeyDims,
@@ -18,10 +18,6 @@ import {
  * The policy file exactly as written (DESIGN §2): snake_case like the YAML, so that validation paths
  * name the fields the operator typed. Compiled into `policy.types.ts` shapes once valid.
  */
-
-export const FAIL_MODES = ['fail_open', 'fail_closed', 'local_fallback'] as const;
-export const OVERFLOW_MODES = ['fail_open', 'fail_closed'] as const;
-export const POLICY_MODES = ['enforce', 'shadow'] as const;
 
 const NESTED = 'each entry must be a mapping';
 

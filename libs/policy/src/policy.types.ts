@@ -37,10 +37,14 @@ export type WindowRole = (typeof WINDOW_ROLES)[number];
  * What a decision does when Redis cannot answer: `fail_open` allows it uncounted, `fail_closed` refuses
  * it (503), `local_fallback` keeps enforcing from this process's own counters, at a share of the limit.
  */
-export type FailMode = 'fail_open' | 'fail_closed' | 'local_fallback';
+export const FAIL_MODES = ['fail_open', 'fail_closed', 'local_fallback'] as const;
+export type FailMode = (typeof FAIL_MODES)[number];
 /** Under `local_fallback`, what a key gets when the in-memory key bound is reached. */
-export type OverflowMode = 'fail_open' | 'fail_closed';
-export type PolicyMode = 'enforce' | 'shadow';
+export const OVERFLOW_MODES = ['fail_open', 'fail_closed'] as const;
+export type OverflowMode = (typeof OVERFLOW_MODES)[number];
+/** `shadow` policies count but never deny; they report `would_deny`. */
+export const POLICY_MODES = ['enforce', 'shadow'] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
 
 export interface WindowSpec {
   /** Unique within its policy; part of the Redis key. */

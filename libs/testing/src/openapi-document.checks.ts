@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 /** The repository root: this file is libs/testing/src/openapi-document.checks.ts. */
 const ROOT = resolve(__dirname, '../../..');
 
-/** What @tally/http serves in every app (its `serviceOperations`), listed after the app's own. */
+/** What @tally/http serves in every app (@tally/openapi `serviceOperations`), listed after the app's own. */
 const SERVICE_ENDPOINTS = [
   'POST /v1/tokens:reload',
   'GET /healthz',
@@ -23,7 +23,7 @@ export interface OpenApiDocumentExpectations {
   readonly service: string;
   /** The app's own endpoints (`GET /v1/usage`), in the document's order; the service ones follow. */
   readonly endpoints: readonly string[];
-  /** The error vocabulary (@tally/http ERROR_CODES, passed in: this lib does not import http). */
+  /** The error vocabulary (@tally/errors ERROR_CODES, passed in: this lib does not import it). */
   readonly errorCodes: Readonly<Record<string, { readonly statuses: readonly number[] }>>;
   /** The rendered reference for people (`docs/api.md`) and the renderer that must reproduce it. */
   readonly reference: { readonly file: string; readonly render: (document: Json) => string };

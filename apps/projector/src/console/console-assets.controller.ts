@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
-import { ApiError, RequireAccess } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { RequireAccess } from '@tally/auth';
 import type { FastifyReply } from 'fastify';
 import { CONSOLE_OPTIONS, type ConsoleOptions } from './console.constants';
 

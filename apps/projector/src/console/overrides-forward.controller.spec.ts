@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '@tally/http';
+import { ApiError } from '@tally/errors';
 import type { FastifyReply } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleOptions } from './console.constants';

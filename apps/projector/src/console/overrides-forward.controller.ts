@@ -7,7 +7,9 @@ import {
   type OverridePut,
   type OverrideTargetQuery,
 } from '@tally/api-contract';
-import { ApiError, QuerySchemaPipe, RequireAccess } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { QuerySchemaPipe } from '@tally/http';
+import { RequireAccess } from '@tally/auth';
 import type { FastifyReply } from 'fastify';
 import { CONSOLE_OPTIONS, type ConsoleOptions } from './console.constants';
 import { upstreamCall } from './upstream.client';

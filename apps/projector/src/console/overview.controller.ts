@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ForbiddenError, Granted, RequireAccess, type TokenGrant } from '@tally/http';
+import { ForbiddenError, Granted, RequireAccess, type TokenGrant } from '@tally/auth';
 import { HealthRegistry, statesOnly } from '@tally/observability';
 import { ConsoleSampler } from './console-sampler';
 import { byOutcome, byPolicy, degradedByCause, deniedByReason } from './overview-series';

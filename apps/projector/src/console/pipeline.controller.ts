@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { NamespaceSwitchSchema, type NamespaceSwitch } from '@tally/api-contract';
 import { KAFKA_ADMIN, LEDGER, type KafkaAdminPort, type Ledger } from '@tally/ledger';
-import { ApiError, QuerySchemaPipe, RequireAccess } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { QuerySchemaPipe } from '@tally/http';
+import { RequireAccess } from '@tally/auth';
 import { consumersStatus, PROJECTOR_GROUP, PROJECTOR_TOPICS, recentDeadLetters } from '@tally/ops';
 import { NamespaceRefusedError, ProjectionNamespaces } from '@tally/projections';
 import { ConsoleSampler } from './console-sampler';

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post } from '@nestjs/common';
 import { SimulateRequestSchema, type SimulateRequest } from '@tally/api-contract';
-import { ApiError, QuerySchemaPipe, RequireAccess } from '@tally/http';
+import { ApiError } from '@tally/errors';
+import { QuerySchemaPipe } from '@tally/http';
+import { RequireAccess } from '@tally/auth';
 import { LEDGER, type Ledger } from '@tally/ledger';
 import { simulate } from '@tally/ops';
 import { compilePolicyFile } from '@tally/policy';

@@ -1,4 +1,4 @@
-import { ApiError } from '@tally/http';
+import { ApiError } from '@tally/errors';
 
 /** How long the console waits for another Tally service: a page must not hang on a dead one. */
 const TIMEOUT_MS = 3000;

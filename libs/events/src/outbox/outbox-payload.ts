@@ -1,63 +1,6 @@
-import type { DenyReason } from '../deny-reasons';
-import type { DecisionOutcome } from '../event-types';
+import type { OutboxPayload } from './outbox-payload.v1';
 
-/**
- * What the decision API hands the Lua script for the outbox stream (`tally:v1:{s<N>}:outbox`), field
- * `p`, built in TypeScript before the script runs. The script appends it unchanged for every allowed
- * decision, next to `t` (Redis time, ms) and `r` (per-window results). The relay turns the entry into
- * events with the builders of this lib, so this is the contract between engine and ledger.
- */
-export interface OutboxPayload {
-  /** Payload format version; a relay refuses versions it does not know rather than guess. */
-  readonly v: 1;
-  /** Decision id (ULID); becomes the CloudEvents `id`, so relay retries deduplicate downstream. */
-  readonly id: string;
-  /** Content hash of the policy set that decided; the ledger says which rules were in force. */
-  readonly policy_set_version: string;
-  /** The `tenant` selector, when given: the Kafka key, so one tenant's events stay in order. */
-  readonly tenant?: string;
-  /** Normalized selectors; `token` already replaced by its HMAC (never a raw token). */
-  readonly selectors: Readonly<Record<string, string>>;
-  /** Free request attributes used by match/unless; recorded so `tally simulate` can re-evaluate. */
-  readonly attributes: Readonly<Record<string, string>>;
-  /** Units the caller asked to spend (integer ≥ 0). */
-  readonly cost: number;
-  /**
-   * The caller's idempotency key, when given, as sent: 1..255 printable ASCII characters (events
-   * written before that rule may hold any string of ≤ 256 bytes, so consumers accept any string).
-   */
-  readonly idempotency_key?: string;
-  /** Outcome as known when the entry is written; allowed entries say `allowed`. */
-  readonly outcome: DecisionOutcome;
-  /** Deny reason, only with `denied`. */
-  readonly reason?: DenyReason;
-  /** Backend failure behind a `degraded` outcome (e.g. `backend_timeout`). */
-  readonly degraded_cause?: string;
-  /** Every applicable policy in evaluation order; the first one names the event's `subject`. */
-  readonly policies: readonly OutboxPolicy[];
-}
-
-/** One applicable policy of a decision. */
-export interface OutboxPolicy {
-  /** Policy name (`[a-z0-9][a-z0-9_.-]{0,63}`). */
-  readonly name: string;
-  /** `shadow` policies count but never deny; they report `would_deny`. */
-  readonly mode: 'enforce' | 'shadow';
-  /** The composite key value of this policy for the request (its key dims joined by the engine). */
-  readonly key: string;
-  /** The policy's windows in declaration order; `r` carries one result per window in this order. */
-  readonly windows: readonly OutboxWindow[];
-}
-
-/** Static facts of one window, known before the script runs. */
-export interface OutboxWindow {
-  /** Window name, unique within its policy. */
-  readonly name: string;
-  /** Which deny reason this window produces. */
-  readonly role: 'burst' | 'sustained';
-  /** Units per period (token bucket: capacity). */
-  readonly limit: number;
-}
+export type { OutboxPayload, OutboxPolicy, OutboxWindow } from './outbox-payload.v1';
 
 /** The script's result for one window, in payload window order (policies flattened). */
 export interface OutboxWindowResult {

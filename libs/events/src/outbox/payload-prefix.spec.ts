@@ -11,12 +11,12 @@ const DECIDE_LUA = readFileSync(resolve(__dirname, '../../../engine/src/lua/deci
 
 const allowed = payloadJson({
   id: '01JDTESTDECISION0000000000',
-  policySetVersion: 'v',
+  policy_set_version: 'v',
   tenant: 'acme',
   selectors: { tenant: 'acme' },
   attributes: {},
   cost: 2,
-  idempotencyKey: undefined,
+  idempotency_key: undefined,
   policies: [],
 });
 

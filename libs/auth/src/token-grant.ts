@@ -1,5 +1,5 @@
 import { type Access, type Role, ROLES } from './access.decorator';
-import { ApiError } from './api-error';
+import { ApiError } from '@tally/errors';
 
 /**
  * What one accepted token may do: its roles and, when it has one, its tenant allow-list. Built once

@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ErrorBodySchema } from '@tally/api-contract';
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import { ERROR_CODES, type ErrorCode } from '@tally/errors';
 
 /**
  * A small OpenAPI 3.1 builder for the Tally HTTP APIs: an app lists its operations with the
@@ -124,7 +124,7 @@ export function buildOpenApi(spec: OpenApiSpec): Json {
         },
       },
     },
-    // The whole error vocabulary (libs/http error-codes.ts), for tools and people: code → statuses.
+    // The whole error vocabulary (libs/errors error-codes.ts), for tools and people: code → statuses.
     'x-tally-error-codes': Object.fromEntries(
       Object.entries(ERROR_CODES).map(([code, e]) => [code, { statuses: e.statuses, meaning: e.meaning }]),
     ),

@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors, parseYamlFile, sortByEntry } from '@tally/config';
 import { type Role } from './access.decorator';
-import { type FieldError } from './api-error';
+import type { FieldError } from '@tally/errors';
 import { checkTokenEntries } from './token-file.checks';
 import { TokenFileDto } from './token-file.dto';
 import { TokenGrant } from './token-grant';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Access } from './access.decorator';
-import { ApiError } from './api-error';
+import { ApiError } from '@tally/errors';
 import { BearerTokens } from './bearer-tokens';
 import { compileTokenFile } from './token-file.compiler';
 import { OPEN_GRANT, type TokenGrant } from './token-grant';

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { GRANT_KEY } from './http.constants';
+import { GRANT_KEY } from './auth.constants';
 import { type TokenGrant } from './token-grant';
 
 /**

@@ -1,7 +1,7 @@
 import { type Access } from './access.decorator';
-import { ApiError } from './api-error';
+import type { AuthOptions } from './auth.options';
+import { ApiError } from '@tally/errors';
 import { ConnectionGrants } from './connection-grants';
-import { type HttpOptions } from './http.options';
 import { PeerGrants } from './peer-grants';
 import { ForbiddenError, OPEN_GRANT, type TokenGrant } from './token-grant';
 import { envTokenEntries, TokenSet } from './token-set';
@@ -25,7 +25,7 @@ export class BearerTokens {
   private readonly peers = new PeerGrants();
 
   constructor(
-    private readonly options: Pick<HttpOptions, 'auth' | 'callerTokens' | 'adminToken' | 'tokensFile'>,
+    private readonly options: AuthOptions,
     /** The app's live store; required with a tokens file (HttpModule provides the instance). */
     source?: TokenSource,
   ) {

@@ -1,6 +1,6 @@
 import { LivenessSchema, ReadinessSchema, TokensReloadSchema } from '@tally/api-contract';
 import { Type } from '@sinclair/typebox';
-import { type ErrorCode } from './error-codes';
+import type { ErrorCode } from '@tally/errors';
 import { type OperationSpec } from './openapi';
 
 /** What any request can meet before (or beside) its route: HTTP framing, deadlines, overload, bugs. */

@@ -6,7 +6,7 @@ import {
   type FileReloadResult,
   type FileReloadTrigger,
 } from '@tally/config';
-import { type FieldError } from './api-error';
+import type { FieldError } from '@tally/errors';
 import { compileTokenFile } from './token-file.compiler';
 import { type TokenEntry, type TokenSet } from './token-set';
 

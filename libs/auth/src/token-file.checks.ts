@@ -1,5 +1,5 @@
 import { valueProblem } from '@tally/policy';
-import { type FieldError } from './api-error';
+import type { FieldError } from '@tally/errors';
 import { TOKEN_NAME } from './token-file.dto';
 import { type TokenEntry } from './token-set';
 
