@@ -5,8 +5,6 @@
  * names and tenants, so keys never collide across tests or runs.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Test } from '@nestjs/testing';
 import {
   DEFAULT_MAX_COST,
@@ -14,6 +12,7 @@ import {
   EngineModule,
   EngineService,
   allShardKeys,
+  decideLua,
   encodeScope,
   evaluateWindow,
   idempotencyKey,
@@ -125,8 +124,7 @@ describe(DecisionService.name, () => {
       kind: 'allowed',
       policies: [{ name, windows: [{ remaining: 4 }] }],
     });
-    const lua = readFileSync(resolve(__dirname, '../../libs/engine/src/lua/decide.lua'), 'utf8');
-    const sha = createHash('sha1').update(lua).digest('hex');
+    const sha = createHash('sha1').update(decideLua()).digest('hex');
     expect(await redis.call('SCRIPT', 'EXISTS', sha)).toEqual([1]);
   });
 

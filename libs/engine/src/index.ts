@@ -31,7 +31,7 @@ export type { PolicyStateResult, PolicyStateView, WindowStateView } from './poli
 export { planDecision } from './decision-plan';
 export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } from './idempotency-key';
 export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
-export { decideArgs } from './decide.script';
+export { decideArgs, decideLua } from './decide.script';
 export { evaluateWindow } from './window-math';
 export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 export { utcMonthOf } from './utc-month';

@@ -62,7 +62,7 @@ async function seedOverrides(redis, engine, present) {
 }
 
 /**
- * @param scripts `[{ name, path, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
+ * @param scripts `[{ name, path or lua, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
  *   decide.lua's arguments (with `concurrency`, those of the bench policy with a concurrency window
  *   added; with `overrides: true`, while an override of every bench key is stored; with `fresh: true`,
  *   a new principal on every call; with `denied: true`, every window's limit 1 (denials, counted in the
@@ -73,7 +73,7 @@ async function seedOverrides(redis, engine, present) {
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
   const loaded = [];
   for (const s of scripts)
-    loaded.push({ ...s, sha: await redis.script('LOAD', readFileSync(s.path, 'utf8')) });
+    loaded.push({ ...s, sha: await redis.script('LOAD', s.lua ?? readFileSync(s.path, 'utf8')) });
   const samples = loaded.map(() => ({ evalsha: [], xadd: [] }));
   await redis.flushall();
   let fresh = 0;
