@@ -1,6 +1,7 @@
 import { defineScript, type LuaScript, type RedisClient } from '@tally/redis';
 import { DECIDE_ARGV, DECIDE_REPLY, fieldIndex, sectionOf, type FieldsOf } from './algorithms/decide-layout';
 import { decideSource } from './algorithms/decide-source';
+import { ALGORITHM_REGISTRY } from './algorithms/registry';
 import type { DecisionPlan, PlannedWindow } from './decision-plan';
 
 /**
@@ -43,14 +44,6 @@ export interface ScriptWindow {
   readonly override?: { readonly limit: number; readonly version: number };
 }
 
-const ALGORITHM_CODES = {
-  fixed_window: 'f',
-  sliding_window: 's',
-  token_bucket: 't',
-  calendar_month: 'c',
-  concurrency: 'n',
-} as const;
-
 /** Registers the command on a client (idempotent per client). */
 export function defineDecide(redis: RedisClient): void {
   defineScript(redis, DECIDE);
@@ -77,11 +70,12 @@ const HEADER: Encoders<'header', ArgvContext> = {
 };
 const WINDOW: Encoders<'window', PlannedWindow> = {
   // The algorithm's letter then the window's name: its field in the policy state hash (decide.lua).
-  code: (w) => ALGORITHM_CODES[w.algorithm] + w.name,
+  code: (w) => ALGORITHM_REGISTRY[w.algorithm].letter + w.name,
   limit: (w) => w.limit,
   period: (w) => w.periodMs,
   mode: (w) => w.mode,
   tag: (w) => w.denialTag,
+  param: (w) => ALGORITHM_REGISTRY[w.algorithm].param?.(w) ?? 0,
 };
 interface OverrideArg {
   readonly field: string;

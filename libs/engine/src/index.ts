@@ -32,7 +32,9 @@ export { planDecision } from './decision-plan';
 export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } from './idempotency-key';
 export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
 export { decideArgs, decideLua } from './decide.script';
-export { evaluateWindow } from './window-math';
+export { ALGORITHM_REGISTRY, evaluateWindow } from './algorithms/registry';
+export type { AlgorithmEntry, ReseedRule } from './algorithms/algorithm-entry';
+export { reseedWriter, type ReseedWrite, type ReseedWritten } from './algorithms/reseed.script';
 export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 export { utcMonthOf } from './utc-month';
 export {
@@ -54,6 +56,7 @@ export {
 } from './keys';
 export type { ShardKeys, WindowKeyParts } from './keys';
 export { POLICY_STATE_EXPIRY_FIELD, unpackWindowState } from './policy-state-hash';
+export { policyStateKeyPattern } from './algorithms/policy-state-pattern';
 export {
   OverridesService,
   keyOnWire,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalLimiter, UNFIT_RETRY_AFTER_MS, type LocalCheck } from './local-limiter';
-import { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from './window-math';
+import { evaluateWindow } from './algorithms/registry';
+import type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 
 const MINUTE = 60_000;
 /** A minute-aligned instant, so fixed windows start at T. */

@@ -1,4 +1,5 @@
-import { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from './window-math';
+import { evaluateWindow } from './algorithms/registry';
+import type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 
 /**
  * The bounded in-process limiter behind `on_backend_failure: local_fallback`. Pure: no I/O, the time

@@ -1,5 +1,5 @@
-import { utcMonthOf } from '@tally/engine';
-import { formatDuration, type PolicySet } from '@tally/policy';
+import { ALGORITHM_REGISTRY, utcMonthOf } from '@tally/engine';
+import { formatDuration, type PolicySet, type WindowSpec } from '@tally/policy';
 import type { Granularity } from '@tally/projections';
 import { sustainedWindows, type SustainedWindow } from './reseed-plan';
 
@@ -34,7 +34,7 @@ export function comparedWindows(
 ): { compared: ComparedWindow[]; skipped: SkippedWindow[] } {
   const compared: ComparedWindow[] = [];
   for (const w of sustainedWindows(set, nowMs, only)) {
-    if (w.code === 'c') {
+    if (w.window.algorithm === 'calendar_month') {
       const month = utcMonthOf(nowMs);
       compared.push({ ...w, granularity: 'month', bucketStartMs: month.startMs, bucketEndMs: month.endMs });
       continue;
@@ -56,8 +56,9 @@ export function comparedWindows(
   return { compared, skipped };
 }
 
-function skipReason(enabled: boolean, window: { algorithm: string; periodMs: number }): string {
+function skipReason(enabled: boolean, window: WindowSpec): string {
   if (!enabled) return 'policy disabled (counts nothing)';
-  if (window.algorithm === 'token_bucket') return 'token bucket (a level, not a sum of usage)';
+  const rule = ALGORITHM_REGISTRY[window.algorithm].reseed;
+  if ('skip' in rule) return rule.skip;
   return `${window.algorithm} of ${formatDuration(window.periodMs)} has no projection bucket (only 1h, 1d, calendar month)`;
 }

@@ -1,15 +1,23 @@
-import { encodeScope, policyStateKey, shardKeys, shardOf, utcMonthOf } from '@tally/engine';
+import {
+  ALGORITHM_REGISTRY,
+  encodeScope,
+  policyStateKey,
+  shardKeys,
+  shardOf,
+  type ReseedRule,
+  type ReseedWrite,
+} from '@tally/engine';
 import type { UsageEventV1 } from '@tally/events';
 import { keyOf, type NormalizedSelectors, type Policy, type PolicySet, type WindowSpec } from '@tally/policy';
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** A window whose counter `tally reseed` rebuilds, with the buckets that matter now. */
 export interface SustainedWindow {
   readonly policy: Policy;
   readonly window: WindowSpec;
-  readonly code: 'f' | 's' | 'c';
+  /** The algorithm's letter (the engine's registry): reseed.lua's `algorithm`. */
+  readonly code: string;
+  /** How the engine buckets this window's usage (the registry's reseed rule). */
+  readonly rule: ReseedRule;
   /** Current bucket index, as the engine computes it (month index for calendar months). */
   readonly bucket: number;
   /** Earliest event time that still counts: the current bucket's start, the previous one's for sliding. */
@@ -19,55 +27,41 @@ export interface SustainedWindow {
 }
 
 /**
- * The sustained windows of the set in force: fixed and sliding windows of an hour or more, and
- * calendar months. Shorter windows refill within the hour anyway, and token buckets keep a level
- * rather than a sum (a loss just refills them), so neither is rebuilt. Disabled policies count
- * nothing, so they are left out.
+ * The sustained windows of the set in force: those whose algorithm the engine's registry rebuilds
+ * from usage (fixed and sliding windows of an hour or more, calendar months; its `reseed` rule says
+ * why the others are not, e.g. a token bucket keeps a level, not a sum, and a loss just refills it).
+ * Disabled policies count nothing, so they are left out.
  */
 export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): SustainedWindow[] {
   const out: SustainedWindow[] = [];
   for (const policy of set.policies) {
     if (!policy.enabled || (only !== undefined && policy.name !== only)) continue;
     for (const window of policy.windows) {
-      const period = window.periodMs;
-      switch (window.algorithm) {
-        case 'calendar_month': {
-          const month = utcMonthOf(nowMs);
-          const ttlMs = month.endMs - nowMs + DAY_MS;
-          out.push({ policy, window, code: 'c', bucket: month.index, sinceMs: month.startMs, ttlMs });
-          break;
-        }
-        case 'fixed_window':
-        case 'sliding_window': {
-          if (period < HOUR_MS) break;
-          const bucket = Math.floor(nowMs / period);
-          const sliding = window.algorithm === 'sliding_window';
-          const sinceMs = (sliding ? bucket - 1 : bucket) * period;
-          out.push({ policy, window, code: sliding ? 's' : 'f', bucket, sinceMs, ttlMs: 2 * period });
-          break;
-        }
-        case 'token_bucket':
-        case 'concurrency': // leases in flight, not a sum of usage: nothing to rebuild
-          break;
-      }
+      const entry = ALGORITHM_REGISTRY[window.algorithm];
+      const rule = entry.reseed;
+      if ('skip' in rule) continue;
+      const planned = rule.plan(window, nowMs);
+      if (planned === undefined) continue;
+      const sinceMs = rule.previous ? planned.previousStartMs : planned.startMs;
+      out.push({
+        policy,
+        window,
+        code: entry.letter,
+        rule,
+        bucket: planned.bucket,
+        sinceMs,
+        ttlMs: planned.ttlMs,
+      });
     }
   }
   return out;
 }
 
-/** What to write into one window of a policy state hash (see reseed.lua). */
-export interface ReseedTarget {
-  /** The policy key's state hash (`policyStateKey`); the window is its field `window`. */
-  readonly key: string;
+/** What to write into one window of a policy state hash (the engine's `reseedWriter`). */
+export interface ReseedTarget extends ReseedWrite {
   readonly policy: string;
-  readonly window: string;
-  readonly code: 'f' | 's' | 'c';
-  readonly bucket: number;
-  /** Units of the current bucket. */
-  readonly count: number;
-  /** Units of the previous bucket (sliding windows). */
-  readonly previous: number;
-  readonly ttlMs: number;
+  /** The previous bucket counts (`previous` is meaningful). */
+  readonly previousCounts: boolean;
 }
 
 /**
@@ -114,10 +108,9 @@ export class ReseedAccumulator {
       if (!key.ok) continue;
       for (const w of windows) {
         if (timeMs < w.sinceMs) continue;
-        const eventBucket =
-          w.code === 'c' ? utcMonthOf(timeMs).index : Math.floor(timeMs / w.window.periodMs);
+        const eventBucket = w.rule.bucketOf(w.window, timeMs);
         const current = eventBucket === w.bucket;
-        if (!current && !(w.code === 's' && eventBucket === w.bucket - 1)) continue;
+        if (!current && !(w.rule.previous && eventBucket === w.bucket - 1)) continue;
         const redisKey = policyStateKey(shard, scope, w.policy.name, key.value);
         // One target per window: a policy's windows share its hash (one field each).
         const id = `${redisKey}\n${w.window.name}`;
@@ -129,6 +122,7 @@ export class ReseedAccumulator {
           bucket: w.bucket,
           count: 0,
           previous: 0,
+          previousCounts: w.rule.previous,
           ttlMs: w.ttlMs,
         };
         if (current) target.count += event.data.cost;

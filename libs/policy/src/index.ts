@@ -15,6 +15,7 @@ export {
   type WindowSpec,
 } from './policy.types';
 export { compilePolicyFile, type CompileResult } from './policy.compiler';
+export { ALGORITHM_RULES, capacityOf, scaleBound, type AlgorithmRules } from './algorithm-rules';
 export {
   ATTRIBUTE_NAME,
   MAX_ATTRIBUTES,

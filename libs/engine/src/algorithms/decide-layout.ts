@@ -19,7 +19,11 @@ export const DECIDE_ARGV = [
     name: 'header',
     fields: ['now', 'cost', 'idempotency_ttl', 'fingerprint', 'payload', 'window_count'],
   },
-  { name: 'window', repeat: 'window_count', fields: ['code', 'limit', 'period', 'mode', 'tag'] },
+  {
+    name: 'window',
+    repeat: 'window_count',
+    fields: ['code', 'limit', 'period', 'mode', 'tag', 'param'],
+  },
   { name: 'overrides', fields: ['override_count'] },
   { name: 'override', repeat: 'override_count', fields: ['field', 'first', 'count'] },
   { name: 'leases', fields: ['lease_count'] },

@@ -29,6 +29,7 @@ ARGV:
     period          ms
     mode            0 = enforce; k > 0 = window of the k-th shadow policy
     tag             <policy>|<key>|<reason>: the denial field without its second, for this window
+    param           the algorithm's own parameter (the registry's `param`), 0 when it has none
   overrides:
     override_count  P, the applicable policies whose override is looked up (see "Overrides" below)
   override (x override_count):
@@ -67,7 +68,9 @@ Reply (array):
     version         the version of its policy's override (0 = none)
   Remaining and limits of 2^52 and more are decimal strings, not integers (see `reply_int`).
 
-Nothing here re-validates what TypeScript validated; the maths mirrors window-math.ts line by line.
+Nothing here re-validates what TypeScript validated. The algorithms' maths are pieces, one file per
+algorithm of the registry (lua/algorithms/*.lua, algorithms/registry.ts), put in where `-- @algorithms`
+stands when the script is loaded; each mirrors its TypeScript in window-math.ts line by line.
 --]]
 
 -- @layout: the A_… and R_… constants (decide-layout.ts) are put here when the script is loaded
@@ -164,57 +167,33 @@ if idem_ttl > 0 and cost > 0 then
   end
 end
 
--- UTC months (Howard Hinnant's civil-from-days), copied from utc-month.ts.
-local function days_from_civil(year, month, day)
-  local y = year
-  if month <= 2 then y = year - 1 end
-  local era = floor(y / 400)
-  local yoe = y - era * 400
-  local mshift = month + 9
-  if month > 2 then mshift = month - 3 end
-  local doy = floor((153 * mshift + 2) / 5) + day - 1
-  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
-
-local function utc_month(ms)
-  local z = floor(ms / DAY_MS) + 719468
-  local era = floor(z / 146097)
-  local doe = z - era * 146097
-  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
-  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
-  local mp = floor((5 * doy + 2) / 153)
-  local month = mp - 9
-  if mp < 10 then month = mp + 3 end
-  local year = yoe + era * 400
-  if month <= 2 then year = year + 1 end
-  local ny, nm = year, month + 1
-  if month == 12 then ny, nm = year + 1, 1 end
-  return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
-end
+-- The algorithms, by their letter (the first character of a window's `code`): each piece sets
+-- ALG[<letter>] = { read(v) -> s1, s2, s3; eval(limit, period, param, s1, s2, s3, cost) -> allowed,
+-- remaining, reset_ms, retry_ms, keep, x, y, z; pack(x, y, z) -> the stored value; slack: periods the
+-- state hash is kept past `keep` } (see "Policy state hashes" below). Concurrency ('n') is the
+-- section "Concurrency windows and leases" of this frame.
+local ALG = {}
+-- @algorithms: the pieces (lua/algorithms/*.lua, listed by algorithms/registry.ts) are put here
 
 -- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
 -- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
 -- HMGET reads them all, one HSET writes them back. Fields:
---   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
---                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
---                  `t<tokens * period>:<ts>` (token_bucket)
+--   <window name>  the window's state, packed as its algorithm's piece writes it (`pack`) and reads it
+--                  (`read`: a value of another shape reads as no state)
 --   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
 --                  (`_` never begins a window name)
 -- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
 -- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
--- (it is then kept a period longer than it needs: the slack that spares the other writes).
--- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
--- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
--- counter's state nor a counter a token bucket's (it starts afresh).
+-- (it is then kept a period longer than it needs: the piece's `slack`, which spares the other writes).
 
 -- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
 -- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
 -- of one policy key (one state hash), no override stored for it, and every window allows. It commits
 -- what the general path below would (every window, shadow ones too: none would deny), with the same
 -- reply and outbox entry, before the general path's closures and tables are even made: Lua time is
--- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is
--- evaluate()'s allowed branches, inlined; engine.test.ts walks both paths against window-math.ts.
+-- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is the
+-- pieces' (the same functions as the general path's); the parity test walks both paths against
+-- window-math.ts.
 -- When a window denies, "Fast path, denied" (after evaluate()) answers an enforce policy's denial;
 -- anything else falls through to the general path. Both reuse the reads made here (FAST_OV, FAST_ST),
 -- and nothing is written before a fall-through.
@@ -245,67 +224,17 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
   local need, keep_to = 0, 0
   for i = 1, fast and w_count or 0 do
     local a = AW + A_WINDOW_N * (i - 1)
-    local alg, limit, period =
-      string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]), tonumber(ARGV[a + A_WINDOW_PERIOD])
-    local v = values[i]
-    local remaining, reset_ms, keep, until_ms, value
-    if alg == 't' then
-      local capacity = limit * period
-      local level, stt, sts = capacity, nil, nil
-      if v then stt, sts = string.match(v, '^t(%d+):(%d+)$') end
-      stt, sts = tonumber(stt), tonumber(sts)
-      if stt then level = math.min(capacity, stt + math.max(0, now - sts) * limit) end
-      local after = level - cost * period
-      if after < 0 then
-        fast = false
-        break
-      end
-      local ts = now
-      if sts and sts > now then ts = sts end
-      remaining, reset_ms, keep = floor(after / period), ceil((capacity - after) / limit), now + period
-      value, until_ms = format('t%d:%d', after, ts), keep + period
-    else
-      local sb, sc, sp
-      if v then sb, sc, sp = string.match(v, '^(%d+):(%d+):?(%d*)$') end
-      sb, sc, sp = tonumber(sb), tonumber(sc), tonumber(sp)
-      local bucket
-      if alg == 'c' then
-        local end_ms
-        bucket, end_ms = utc_month(now)
-        reset_ms, keep = end_ms - now, end_ms + DAY_MS
-      else
-        bucket = floor(now / period)
-        reset_ms, keep = (bucket + 1) * period - now, (bucket + 2) * period
-        if sb ~= bucket then keep = now + 2 * period end
-      end
-      if alg == 's' then
-        local to_end = reset_ms
-        local prev, cur = 0, 0
-        if sb == bucket then
-          prev, cur = sp or 0, sc or 0
-        elseif sb == bucket - 1 then
-          prev = sc or 0
-        end
-        local weighted = prev * to_end + cur * period
-        if weighted + cost * period > limit * period then
-          fast = false
-          break
-        end
-        remaining = math.max(0, floor((limit * period - weighted - cost * period) / period))
-        reset_ms = to_end + period
-        value = format('%d:%d:%d', bucket, cur + cost, prev)
-      else
-        local count = 0
-        if sb == bucket then count = sc or 0 end
-        if count + cost > limit then
-          fast = false
-          break
-        end
-        remaining = limit - count - cost
-        value = format('%d:%d', bucket, count + cost)
-      end
-      until_ms = keep
+    local piece = ALG[string.sub(ARGV[a + A_WINDOW_CODE], 1, 1)]
+    local period = tonumber(ARGV[a + A_WINDOW_PERIOD])
+    local s1, s2, s3
+    if values[i] then s1, s2, s3 = piece.read(values[i]) end
+    local ok, remaining, reset_ms, _, keep, x, y, z =
+      piece.eval(tonumber(ARGV[a + A_WINDOW_LIMIT]), period, tonumber(ARGV[a + A_WINDOW_PARAM]), s1, s2, s3, cost)
+    if not ok then
+      fast = false
+      break
     end
+    local value, until_ms = piece.pack(x, y, z), keep + piece.slack * period
     if keep > need then need = keep end
     if until_ms > keep_to then keep_to = until_ms end
     writes[2 * i - 1], writes[2 * i] = names[i], value
@@ -428,96 +357,17 @@ end
 -- ===== end of concurrency windows and leases ===================================================
 
 -- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, keep (until when,
--- epoch ms, its state must be kept: see "Policy state hashes") and the
--- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
--- return values: this runs for every window of every decision, and a table per window is garbage the
--- script's Lua GC pays for on later calls (docs/benchmarks.md, "decide.lua per call").
+-- epoch ms, its state must be kept: see "Policy state hashes") and the values to write on commit (x,
+-- y, z: what the piece's `pack` takes), as plain return values: this runs for every window of every
+-- decision, and a table per window is garbage the script's Lua GC pays for on later calls
+-- (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
 -- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
 -- wait after which the same cost fits, exact and never early.
-local function counter(cost, limit, sb, sc, bucket, reset_ms, keep)
-  local count = 0
-  if sb == bucket then count = sc or 0 end
-  if count + cost > limit then
-    -- retry = reset: the next bucket starts empty.
-    return false, math.max(0, limit - count), reset_ms, reset_ms, keep
-  end
-  return true, limit - count - cost, reset_ms, 0, keep, bucket, count + cost
-end
-
--- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
-local function evaluate(alg, limit, period, s1, s2, s3, cost)
+-- s1..s3: the window's stored fields as numbers (or nil), as the piece's `read` returns them.
+local function evaluate(alg, limit, period, param, s1, s2, s3, cost)
   if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
-  if alg == 'f' then
-    -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
-    -- Kept two periods from the write that begins a bucket (past the bucket's end, which is all a
-    -- later write of it needs): the expiry is then extended once per bucket, not per write.
-    local bucket = floor(now / period)
-    local keep = (bucket + 2) * period
-    if s1 ~= bucket then keep = now + 2 * period end
-    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, keep)
-  elseif alg == 'c' then
-    -- The state matters until the month ends; a day of slack for a clock running slightly late.
-    local index, end_ms = utc_month(now)
-    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms + DAY_MS)
-  elseif alg == 's' then
-    -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
-    -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
-    local sb, sc, sp = s1, s2, s3
-    local bucket = floor(now / period)
-    local to_end = period - (now - bucket * period)
-    local prev, cur = 0, 0
-    if sb == bucket then
-      prev, cur = sp or 0, sc or 0
-    elseif sb == bucket - 1 then
-      prev = sc or 0
-    end
-    local weighted = prev * to_end + cur * period
-    local allowed = weighted + cost * period <= limit * period
-    local spent = 0
-    if allowed then spent = cost end
-    local after = cur + spent
-    local remaining = math.max(0, floor((limit * period - weighted - spent * period) / period))
-    -- cur slides out one period after the current bucket ends; prev alone is gone when it ends.
-    local reset_ms = 0
-    if after > 0 then reset_ms = to_end + period elseif prev > 0 then reset_ms = to_end end
-    if not allowed then
-      local retry
-      if cur + cost <= limit then
-        -- prev's weight alone must shrink: t = (P - e) - floor((limit - cur - cost) * P / prev).
-        retry = to_end - floor((limit - cur - cost) * period / prev)
-      else
-        -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
-        retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
-      end
-      return false, remaining, reset_ms, retry, (bucket + 2) * period
-    end
-    -- As for a fixed window: two periods from the write that begins a bucket, which outlives its use
-    -- as `prev`; a later write of the bucket needs no more than the next bucket's end.
-    local keep = (bucket + 2) * period
-    if sb ~= bucket then keep = now + 2 * period end
-    return true, remaining, reset_ms, 0, keep, bucket, after, prev
-  else
-    -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
-    local stt, sts = s1, s2
-    local capacity = limit * period
-    local level = capacity
-    if stt then
-      local elapsed = 0
-      if sts then elapsed = math.max(0, now - sts) end
-      level = math.min(capacity, stt + elapsed * limit)
-    end
-    local need = cost * period
-    if level < need then
-      -- wait until need - level has refilled at `limit` per ms.
-      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), now + period
-    end
-    local after = level - need
-    local ts = now
-    if sts and sts > now then ts = sts end
-    -- Full again within a period: the state matters until then.
-    return true, floor(after / period), ceil((capacity - after) / limit), 0, now + period, after, ts
-  end
+  return ALG[alg].eval(limit, period, param, s1, s2, s3, cost)
 end
 
 
@@ -532,17 +382,14 @@ if FAST_ST and ARGV[AW + A_WINDOW_MODE] == '0' then -- the mode of window 1, tha
   local reply, binding, binding_retry = { 0, now, 0, 0, '', w_count }, 0, -1
   for i = 1, w_count do
     local a = AW + A_WINDOW_N * (i - 1)
-    local alg, limit, period =
-      string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]), tonumber(ARGV[a + A_WINDOW_PERIOD])
-    local v, s1, s2, s3 = values[i], nil, nil, nil
-    if v then
-      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
-      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
-    end
-    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, s1, s2, s3, cost)
+    local alg, limit, period, param = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]),
+      tonumber(ARGV[a + A_WINDOW_PERIOD]), tonumber(ARGV[a + A_WINDOW_PARAM])
+    local s1, s2, s3
+    if values[i] then s1, s2, s3 = ALG[alg].read(values[i]) end
+    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, param, s1, s2, s3, cost)
     if ok then
       -- Allowed alone, not committed: its state as it is (cost 0).
-      local _, left, reset = evaluate(alg, limit, period, s1, s2, s3, 0)
+      local _, left, reset = evaluate(alg, limit, period, param, s1, s2, s3, 0)
       remaining, reset_ms = left, reset
     elseif retry > binding_retry then
       -- The binding window is the denying one with the longest wait, as in the general path.
@@ -614,12 +461,7 @@ local function state_of(i, alg)
   local v
   if SG then v = SV[SG[i]][SP[i]] else v = SV[1][i] end
   if not v then return nil end
-  if alg == 't' then
-    local t, ts = string.match(v, '^t(%d+):(%d+)$')
-    return tonumber(t), tonumber(ts)
-  end
-  local b, c, p = string.match(v, '^(%d+):(%d+):?(%d*)$')
-  return tonumber(b), tonumber(c), tonumber(p)
+  return ALG[alg].read(v)
 end
 
 -- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
@@ -627,23 +469,16 @@ local SW, SN, SX = {}, {}, {}
 local function state_put(i, alg, period, keep, x, y, z)
   local g, pos = 1, i
   if SG then g, pos = SG[i], SP[i] end
-  -- One format() per value: formatting numbers is most of a write's Lua time.
-  local value
-  if alg == 't' then
-    value = format('t%d:%d', x, y)
-  elseif alg == 's' then
-    value = format('%d:%d:%d', x, y, z)
-  else
-    value = format('%d:%d', x, y)
-  end
+  -- One format() per value (the piece's `pack`): formatting numbers is most of a write's Lua time.
+  local piece = ALG[alg]
+  local value = piece.pack(x, y, z)
   local w = SW[g]
   if w then
     w[#w + 1], w[#w + 2] = SF[g][pos], value
   else
     SW[g] = { SF[g][pos], value }
   end
-  local until_ms = keep
-  if alg == 't' then until_ms = keep + period end
+  local until_ms = keep + piece.slack * period
   if not SN[g] or keep > SN[g] then SN[g] = keep end
   if not SX[g] or until_ms > SX[g] then SX[g] = until_ms end
 end
@@ -738,8 +573,8 @@ end
 -- ── end of Overrides ──────────────────────────────────────────────────────────────────────────────
 
 
--- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
--- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
+-- Evaluate every window before writing anything. Per window i, flat in `R` at 11(i-1) + 1..11 (one
+-- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset, param; and in
 -- `W` at 4(i-1) + 1..4 what commit writes: keep, x, y, z.
 local R, W = {}, {}
 local denied_enforced = false
@@ -749,6 +584,7 @@ for i = 1, w_count do
   local a = AW + A_WINDOW_N * (i - 1)
   local alg, limit, period, mode = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]),
     tonumber(ARGV[a + A_WINDOW_PERIOD]), tonumber(ARGV[a + A_WINDOW_MODE])
+  local param = tonumber(ARGV[a + A_WINDOW_PARAM])
   if OV and OV[i] then limit = OV[i] end -- an override's limit (section "Overrides")
   local s1, s2, s3
   if alg == 'n' then
@@ -761,11 +597,11 @@ for i = 1, w_count do
     -- Blocked by an override: denies whatever the state, until the block expires or is removed.
     ok, remaining, reset_ms, retry = false, 0, 0, OV_BLOCK[i]
   else
-    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, param, s1, s2, s3, cost)
   end
-  local r = 10 * (i - 1)
-  R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
-    alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
+  local r = 11 * (i - 1)
+  R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10], R[r + 11] =
+    alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms, param
   local wi = 4 * (i - 1)
   W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = keep, x, y, z
   if not ok then
@@ -784,7 +620,7 @@ end
 local function reply_windows(reply)
   local n = #reply
   for i = 1, w_count do
-    local r = 10 * (i - 1)
+    local r = 11 * (i - 1)
     reply[n + R_WINDOW_REMAINING], reply[n + R_WINDOW_RESET_MS] = reply_int(R[r + 9]), R[r + 10]
     if R[r + 8] then reply[n + R_WINDOW_WOULD_DENY] = 0 else reply[n + R_WINDOW_WOULD_DENY] = 1 end
     n = n + R_WINDOW_N
@@ -794,8 +630,8 @@ end
 
 -- A window that allowed but is not committed reports its state as it is (its cost-0 view).
 local function uncommitted(i)
-  local r = 10 * (i - 1)
-  local _, remaining, reset_ms = evaluate(R[r + 1], R[r + 2], R[r + 3], R[r + 5], R[r + 6], R[r + 7], 0)
+  local r = 11 * (i - 1)
+  local _, remaining, reset_ms = evaluate(R[r + 1], R[r + 2], R[r + 3], R[r + 11], R[r + 5], R[r + 6], R[r + 7], 0)
   R[r + 9], R[r + 10] = remaining, reset_ms
 end
 
@@ -804,7 +640,7 @@ end
 local function window_results_json()
   local s = '['
   for i = 1, w_count do
-    local r = 10 * (i - 1)
+    local r = 11 * (i - 1)
     if i > 1 then s = s .. ',' end
     s = s .. format('{"remaining":%d,"reset_ms":%d,"would_deny":%s%s}', R[r + 9], R[r + 10],
       R[r + 8] and 'false' or 'true', ov_result_json(i))
@@ -819,7 +655,7 @@ end
 if denied_enforced and OV_BLOCK then
   -- A blocked enforce window binds (its reason is the answer), waiting at least as long as any other.
   for i = 1, w_count do
-    if OV_BLOCK[i] and R[10 * (i - 1) + 4] == 0 then
+    if OV_BLOCK[i] and R[11 * (i - 1) + 4] == 0 then
       binding, binding_retry = i, math.max(binding_retry, OV_BLOCK[i])
       break
     end
@@ -829,7 +665,7 @@ end
 if denied_enforced then
   -- Nothing is committed: windows that would have allowed report their state untouched too.
   for i = 1, w_count do
-    if R[10 * (i - 1) + 8] then uncommitted(i) end
+    if R[11 * (i - 1) + 8] then uncommitted(i) end
   end
   -- A denial consumes nothing anywhere and stores no idempotency record; it is only counted, coalesced
   -- per second, key and reason, with the first denial's payload (#p) and window results (#r) as the
@@ -848,7 +684,7 @@ end
 -- Commit. A shadow policy commits only if all of its windows allow: it simulates enforcement exactly
 -- (an enforced policy that denies consumes nothing from any of its windows), but it never denies.
 for i = 1, w_count do
-  local r, wi = 10 * (i - 1), 4 * (i - 1)
+  local r, wi = 11 * (i - 1), 4 * (i - 1)
   local mode = R[r + 4]
   if mode == 0 or not (shadow_denied and shadow_denied[mode]) then
     if R[r + 1] == 'n' then

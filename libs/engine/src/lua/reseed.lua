@@ -1,7 +1,7 @@
 --[[ reseed.lua: raise one window's state to at least the counts rebuilt from the ledger (tally reseed).
 Never lowers anything: what Redis counted since the loss is real usage too, so each count becomes
 max(stored, rebuilt). The state format is decide.lua's (section "Policy state hashes"; window-math.ts):
-one hash per policy key, the window's field packed as
+one hash per policy key, the window's field packed as (algorithms/registry.ts, lua/algorithms/counters.lua)
   fixed_window / calendar_month: `<b>:<c>`        b = bucket index, c = units in bucket b
   sliding_window:                `<b>:<c>:<p>`    + p = the previous bucket's units
 and the field `_e`: until when (epoch ms) the hash is kept, which only ever grows.
