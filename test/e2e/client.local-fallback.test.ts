@@ -101,7 +101,13 @@ describe(`${TallyClient.name} with failMode local`, () => {
     async (algorithm) => {
       // given a clock the test moves, and a random but reproducible sequence of costs
       let now = 1_700_000_040_000;
-      const window = { ...hourly, algorithm, limit: 10, periodMs: 1_000 };
+      const window = {
+        ...hourly,
+        algorithm,
+        limit: 10,
+        periodMs: 1_000,
+        ...(algorithm === 'gcra' && { burst: 4 }),
+      };
       const sut = client(`http://127.0.0.1:${await freePort()}`, [window], () => now);
       let state: WindowState = {};
       let seed = 11;

@@ -49,6 +49,8 @@ const WALKS: {
     maxStepMs: 9 * DAY,
   },
   concurrency: { window: { algorithm: 'concurrency', limit: 10, periodMs: 60_000 }, maxStepMs: 0 },
+  // 7 per minute (T = 8571.4… ms: TAT keeps a fraction of a ms), up to 5 at once
+  gcra: { window: { algorithm: 'gcra', limit: 7, periodMs: 60_000, burst: 5 }, maxStepMs: 20_000 },
 };
 
 /** A deterministic PRNG (mulberry32) so a failing sequence can be replayed. */

@@ -41,6 +41,8 @@ export interface PlannedWindow {
   readonly name: string;
   readonly role: Policy['windows'][number]['role'];
   readonly algorithm: Policy['windows'][number]['algorithm'];
+  /** `gcra` only: how many units may pass at once (its piece's `param`). */
+  readonly burst?: number;
   readonly limit: number;
   readonly periodMs: number;
   /**
@@ -168,6 +170,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
         name: w.name,
         role: w.role,
         algorithm: w.algorithm,
+        ...(w.burst !== undefined && { burst: w.burst }),
         limit: w.limit,
         periodMs: w.periodMs,
         // Rate windows of one policy key share its hash; a concurrency window has its sorted set.

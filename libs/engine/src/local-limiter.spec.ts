@@ -40,6 +40,17 @@ describe(LocalLimiter.name, () => {
     expect(allowedCount(sut, check('a', fixed(100)), 100, T)).toBe(33);
   });
 
+  it("shares a gcra window's burst as its limit: ⌊burst / share⌋ at once, then one per interval", () => {
+    // given 10 per second with a burst of 4, over 2 processes: 5 per second (T = 200 ms), 2 at once
+    const sut = new LocalLimiter({ share: 2, maxKeys: 10 });
+    const c = check('a', { name: 'w', algorithm: 'gcra', limit: 10, periodMs: 1_000, burst: 4 });
+
+    expect(allowedCount(sut, c, 5, T)).toBe(2);
+    const denied = sut.decide([c], 1, T);
+    expect(denied.kind === 'denied' && denied.results[0][0]).toMatchObject({ retryAfterMs: 200 });
+    expect(allowedCount(sut, c, 5, T + 200)).toBe(1);
+  });
+
   it('denies every cost above the share (a share of 0 too) with a short retry, and answers peeks', () => {
     const sut = new LocalLimiter({ share: 8, maxKeys: 10 });
     const c = check('a', fixed(5));

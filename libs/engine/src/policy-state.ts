@@ -11,6 +11,8 @@ export interface WindowStateView {
   /** The limit in force: the policy's, or a runtime override's while one is. */
   readonly limit: number;
   readonly period_ms: number;
+  /** `gcra` only: how many units may pass at once. */
+  readonly burst?: number;
   /** Units left now. */
   readonly remaining: number;
   /** Milliseconds until the window is back to its full limit. */
@@ -57,6 +59,7 @@ export function describeState(
       name: w.name,
       role: w.role,
       algorithm: w.algorithm,
+      ...(w.burst !== undefined && { burst: w.burst }),
       // The limit in force: an override's when one is (the remaining above is counted against it).
       limit: r.override?.limit ?? w.limit,
       period_ms: w.periodMs,

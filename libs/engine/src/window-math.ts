@@ -28,9 +28,12 @@ export interface WindowState {
   readonly p?: number;
   readonly t?: number;
   readonly ts?: number;
+  /** gcra: its theoretical arrival time, `tat` + `sub` / limit ms (`sub` < limit keeps it exact). */
+  readonly tat?: number;
+  readonly sub?: number;
 }
 
-export type WindowMathSpec = Pick<WindowSpec, 'algorithm' | 'limit' | 'periodMs'>;
+export type WindowMathSpec = Pick<WindowSpec, 'algorithm' | 'limit' | 'periodMs' | 'burst'>;
 
 export interface WindowResult {
   readonly allowed: boolean;

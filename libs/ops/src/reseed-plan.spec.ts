@@ -34,6 +34,7 @@ const SET: PolicySet = {
       win('hourly', 'fixed_window', 100, HOUR),
       win('sliding', 'sliding_window', 100, HOUR),
       win('monthly', 'calendar_month', 1000, 31 * 86_400_000),
+      { ...win('spaced', 'gcra', 1000, 86_400_000), burst: 50 }, // a level: not rebuilt
     ]),
     policy('off', [win('hourly', 'fixed_window', 1, HOUR)], { enabled: false }),
   ],

@@ -18,6 +18,8 @@ export interface AlgorithmRules {
    * the algorithm counts plain units.
    */
   readonly scale?: { readonly limit?: number; readonly burst?: number };
+  /** Takes a `burst` (required then; refused on the other algorithms). */
+  readonly burst?: true;
 }
 
 export const ALGORITHM_RULES: { readonly [A in Algorithm]: AlgorithmRules } = {
@@ -28,6 +30,8 @@ export const ALGORITHM_RULES: { readonly [A in Algorithm]: AlgorithmRules } = {
   token_bucket: { duration: 'period', scale: { limit: 1 } },
   calendar_month: { duration: 'month' },
   concurrency: { duration: 'lease_ttl' },
+  // its debt kept in ms × limit: (burst + cost) × period ≤ 2 × burst × period (cost ≤ burst)
+  gcra: { duration: 'period', scale: { limit: 1, burst: 2 }, burst: true },
 };
 
 /** The largest `limit × period` (or `burst × period`) a window of this algorithm may have; undefined: none. */
@@ -37,6 +41,6 @@ export function scaleBound(algorithm: Algorithm, of: 'limit' | 'burst'): number 
 }
 
 /** The largest cost the window can ever allow: a larger one never fits (the engine refuses it, 413). */
-export function capacityOf(window: Pick<WindowSpec, 'limit'>): number {
-  return window.limit;
+export function capacityOf(window: Pick<WindowSpec, 'limit' | 'burst'>): number {
+  return window.burst ?? window.limit;
 }

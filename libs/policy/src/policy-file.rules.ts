@@ -136,6 +136,32 @@ export function IsPeriod(): PropertyDecorator {
   });
 }
 
+/**
+ * `burst`: required by an algorithm whose rules take one (`gcra`: how many units may pass at once),
+ * refused on every other window.
+ */
+export function IsBurst(): PropertyDecorator {
+  const problem = (v: unknown, window: object): string | undefined => {
+    const algorithm = (window as { algorithm?: unknown }).algorithm;
+    const takes =
+      typeof algorithm === 'string' &&
+      Object.hasOwn(ALGORITHM_RULES, algorithm) &&
+      ALGORITHM_RULES[algorithm as Algorithm].burst === true;
+    if (!takes) return v === undefined ? undefined : 'is only valid with algorithm gcra';
+    if (v === undefined) return `is required for ${algorithm}`;
+    return typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+      ? undefined
+      : 'must be a positive integer, at most 9007199254740991';
+  };
+  return ValidateBy({
+    name: 'isBurst',
+    validator: {
+      validate: (v: unknown, args?: ValidationArguments) => problem(v, args?.object ?? {}) === undefined,
+      defaultMessage: (args?: ValidationArguments) => problem(args?.value, args?.object ?? {}) ?? '',
+    },
+  });
+}
+
 export const LEASE_TTL_RULE = 'must be a duration between 1ms and 31d (e.g. 30s, 5m)';
 
 /**

@@ -86,6 +86,7 @@ function compileWindow(w: WindowDto): WindowSpec {
     algorithm,
     limit: w.limit as number,
     periodMs: periodOf(w, ALGORITHM_RULES[algorithm].duration),
+    ...(w.burst !== undefined && { burst: w.burst as number }),
   });
 }
 

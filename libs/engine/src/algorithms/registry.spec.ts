@@ -39,6 +39,7 @@ describe('ALGORITHM_REGISTRY', () => {
       calendar_month: { b: 24322, c: 7 },
       sliding_window: { b: 28885000, c: 12, p: 30 },
       token_bucket: { t: 9999999000, ts: 1796168965074 },
+      gcra: { tat: 1796168965074, sub: 6 },
     };
     for (const a of NAMES) {
       const codec = ALGORITHM_REGISTRY[a].state;

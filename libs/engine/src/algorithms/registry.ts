@@ -11,6 +11,7 @@ import {
   type WindowState,
 } from '../window-math';
 import { numbers, type AlgorithmEntry, type StateCodec } from './algorithm-entry';
+import { GCRA } from './gcra';
 
 /**
  * The algorithm registry: everything the engine knows of each algorithm, in one record keyed by it.
@@ -128,6 +129,7 @@ export const ALGORITHM_REGISTRY: { readonly [A in Algorithm]: AlgorithmEntry } =
     reseed: { skip: 'concurrency (leases in flight, not a sum of usage)' },
     clientLocal: false,
   },
+  gcra: GCRA,
 };
 
 /** The entry of a window's algorithm. */
