@@ -33,7 +33,7 @@ export { IDEMPOTENCY_KEY_RULE, MAX_IDEMPOTENCY_KEY_LENGTH, isIdempotencyKey } fr
 export type { DecisionPlan, PlanContext, PlanRefusal, PlanResult, PlannedWindow } from './decision-plan';
 export { decideArgs, decideLua } from './decide.script';
 export { ALGORITHM_REGISTRY, evaluateWindow } from './algorithms/registry';
-export type { AlgorithmEntry, ReseedRule } from './algorithms/algorithm-entry';
+export type { AlgorithmEntry, ReseedFold, ReseedPlan, ReseedRule } from './algorithms/algorithm-entry';
 export { reseedWriter, type ReseedWrite, type ReseedWritten } from './algorithms/reseed.script';
 export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 export { utcMonthOf } from './utc-month';

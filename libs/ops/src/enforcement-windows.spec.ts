@@ -70,7 +70,7 @@ describe(comparedWindows.name, () => {
       {
         policy: 'p',
         window: 'spaced',
-        reason: 'gcra (a level: its theoretical arrival time, not a sum of usage)',
+        reason: 'gcra (a level: its theoretical arrival time, not a sum per bucket)',
       },
       { policy: 'off', window: 'hourly', reason: 'policy disabled (counts nothing)' },
     ]);

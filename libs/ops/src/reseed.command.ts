@@ -39,7 +39,10 @@ export interface ReseededKey {
   readonly key: string;
   readonly policy: string;
   readonly window: string;
-  /** Units in the current bucket before → after (sliding windows also `previous`). */
+  /**
+   * Units in the current bucket before → after (sliding windows also `previous`); a gcra window's
+   * theoretical arrival time (epoch ms), which is never moved earlier.
+   */
   readonly before: number;
   readonly after: number;
   readonly previousBefore?: number;

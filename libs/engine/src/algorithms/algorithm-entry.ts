@@ -44,25 +44,36 @@ export interface StateCodec {
 }
 
 /**
- * A window `tally reseed` rebuilds as a sum of the ledger's allowed usage per bucket (reseed.lua
- * raises the stored counts to at least those sums).
+ * How `tally reseed` rebuilds a window from the ledger's allowed usage: `plan` says, for the window
+ * now, from when events count (undefined: not rebuilt now, e.g. it refills within the hour anyway),
+ * and makes one fold per key; reseed.lua raises the stored state to at least the fold's.
  */
 export interface ReseedRule {
-  /** The current bucket, and the state's TTL as a commit now sets it; undefined: not rebuilt now. */
-  readonly plan: (spec: WindowMathSpec, nowMs: number) => ReseedBucket | undefined;
-  /** The bucket an event at `timeMs` counted in. */
-  readonly bucketOf: (spec: WindowMathSpec, timeMs: number) => number;
-  /** The previous bucket counts too (sliding windows): events from its start are read. */
-  readonly previous: boolean;
+  readonly plan: (spec: WindowMathSpec, nowMs: number) => ReseedPlan | undefined;
+  /** A state without buckets: why `reconcile --enforcement` has no projection bucket to compare. */
+  readonly unbucketed?: string;
 }
 
-export interface ReseedBucket {
-  readonly bucket: number;
-  /** Where the current bucket starts (epoch ms). */
-  readonly startMs: number;
-  /** Where the previous one starts (for `previous`). */
-  readonly previousStartMs: number;
-  readonly ttlMs: number;
+export interface ReseedPlan {
+  /** The earliest event time that still counts now (epoch ms). */
+  readonly sinceMs: number;
+  /** A bucketed window's current bucket (what `reconcile --enforcement` compares); absent otherwise. */
+  readonly bucket?: number;
+  /** The previous bucket counts too (sliding windows). */
+  readonly previous: boolean;
+  /** A fresh fold of one key's allowed usage (events in any order). */
+  readonly fold: () => ReseedFold;
+}
+
+export interface ReseedFold {
+  add(timeMs: number, cost: number): void;
+  /** reseed.lua's arguments: counters `bucket`, `count`, `previous`; gcra the TAT as `bucket` + `count` / limit. */
+  result(): {
+    readonly bucket: number;
+    readonly count: number;
+    readonly previous: number;
+    readonly ttlMs: number;
+  };
 }
 
 /** Stored fields as numbers (absent ones left out). */

@@ -10,7 +10,13 @@ import {
   type WindowResult,
   type WindowState,
 } from '../window-math';
-import { numbers, type AlgorithmEntry, type StateCodec } from './algorithm-entry';
+import {
+  numbers,
+  type AlgorithmEntry,
+  type ReseedFold,
+  type ReseedRule,
+  type StateCodec,
+} from './algorithm-entry';
 import { GCRA } from './gcra';
 
 /**
@@ -46,16 +52,41 @@ function counterCodec(withPrevious: boolean): StateCodec {
   };
 }
 
+/** Sums per bucket: the current one, and the previous one when it counts (sliding windows). */
+function bucketSums(
+  bucketOf: (timeMs: number) => number,
+  bucket: number,
+  previous: boolean,
+  ttlMs: number,
+): () => ReseedFold {
+  return () => {
+    let count = 0;
+    let before = 0;
+    return {
+      add: (timeMs, cost) => {
+        const b = bucketOf(timeMs);
+        if (b === bucket) count += cost;
+        else if (previous && b === bucket - 1) before += cost;
+      },
+      result: () => ({ bucket, count, previous: before, ttlMs }),
+    };
+  };
+}
+
 /** Windows of an hour or more, aligned to epoch multiples of their period. */
-const alignedReseed = (previous: boolean) => ({
-  plan: (spec: WindowMathSpec, nowMs: number) => {
+const alignedReseed = (previous: boolean): ReseedRule => ({
+  plan: (spec, nowMs) => {
     if (spec.periodMs < HOUR_MS) return undefined; // refills within the hour anyway
     const bucket = Math.floor(nowMs / spec.periodMs);
     const startMs = bucket * spec.periodMs;
-    return { bucket, startMs, previousStartMs: startMs - spec.periodMs, ttlMs: 2 * spec.periodMs };
+    const bucketOf = (t: number) => Math.floor(t / spec.periodMs);
+    return {
+      sinceMs: previous ? startMs - spec.periodMs : startMs,
+      bucket,
+      previous,
+      fold: bucketSums(bucketOf, bucket, previous, 2 * spec.periodMs),
+    };
   },
-  bucketOf: (spec: WindowMathSpec, timeMs: number) => Math.floor(timeMs / spec.periodMs),
-  previous,
 });
 
 const counterView = (s: Readonly<Record<string, string>>) => {
@@ -95,10 +126,14 @@ export const ALGORITHM_REGISTRY: { readonly [A in Algorithm]: AlgorithmEntry } =
       plan: (_spec, nowMs) => {
         const month = utcMonthOf(nowMs);
         const ttlMs = month.endMs - nowMs + DAY_MS;
-        return { bucket: month.index, startMs: month.startMs, previousStartMs: month.startMs, ttlMs };
+        const bucketOf = (t: number) => utcMonthOf(t).index;
+        return {
+          sinceMs: month.startMs,
+          bucket: month.index,
+          previous: false,
+          fold: bucketSums(bucketOf, month.index, false, ttlMs),
+        };
       },
-      bucketOf: (_spec, timeMs) => utcMonthOf(timeMs).index,
-      previous: false,
     },
     clientLocal: false,
   },
