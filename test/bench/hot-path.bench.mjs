@@ -182,7 +182,7 @@ export async function scriptCostPhase(redis, engine) {
     { name: 'decide.lua + a concurrency window', lua: decideLua(), concurrency: true },
     { name: 'decide.lua, every key overridden', lua: decideLua(), overrides: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
-    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH },
+    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH, legacy: true },
   ];
   // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in the three workloads.
   const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');
