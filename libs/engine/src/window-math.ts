@@ -6,11 +6,13 @@ import { utcMonthOf } from './utc-month';
  * by the local fallback, by `tally simulate`, by unit tests and by the parity test that compares it
  * with the script on a real Redis, algorithm by algorithm (test/integration/algorithm-parity.test.ts).
  *
- * State is the window's Redis hash, field by field (all numbers):
+ * State is the window's packed field of the policy state hash read back by its registry codec
+ * (algorithms/registry.ts), field by field (all numbers):
  * - fixed_window / calendar_month: `b` bucket index, `c` units counted in that bucket;
  * - sliding_window: `b` current bucket index, `c` its count, `p` the previous bucket's count;
  * - token_bucket: `t` tokens × periodMs (an integer: refill is `limit` per ms in these units, so the
- *   maths is exact integer arithmetic), `ts` the ms of the last commit.
+ *   maths is exact integer arithmetic), `ts` the ms of the last commit;
+ * - gcra: `tat` + `sub` / limit, its theoretical arrival time (algorithms/gcra.ts).
  * A missing hash is the empty state (nothing counted, a full bucket).
  *
  * Semantics shared by all algorithms:
