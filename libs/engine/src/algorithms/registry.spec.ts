@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PolicyListSchema } from '@tally/api-contract';
 import { ALGORITHM_RULES, ALGORITHMS, type Algorithm } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
-import { LUA_DIR } from './decide-source';
+import { LUA_DIR, parsePieceFile } from './decide-source';
 import { ALGORITHM_REGISTRY } from './registry';
 
 const NAMES = Object.keys(ALGORITHM_REGISTRY) as Algorithm[];
@@ -28,7 +28,11 @@ describe('ALGORITHM_REGISTRY', () => {
       const { lua, letter } = ALGORITHM_REGISTRY[a];
       if (lua === undefined) continue;
       const piece = readFileSync(join(LUA_DIR, 'algorithms', lua), 'utf8');
-      expect(piece, `${a}: ${lua}`).toMatch(new RegExp(`^ALG\\.${letter} = \\{`, 'm'));
+      const { pieces } = parsePieceFile(piece);
+      const own = pieces.find((p) => p.letter === letter);
+      expect(own, `${a}: ${lua} has -- @piece ${letter}`).toBeDefined();
+      for (const section of ['read', 'eval', 'pack'] as const)
+        expect(own?.[section], `${a}: its ${section} returns`).toMatch(/^return .*$/m);
       expect(piece, `${a}: ${lua} opens with its legend`).toMatch(/^--\[\[ [a-z-]+\.lua: /);
     }
   });

@@ -69,8 +69,8 @@ Reply (array):
   Remaining and limits of 2^52 and more are decimal strings, not integers (see `reply_int`).
 
 Nothing here re-validates what TypeScript validated. The algorithms' maths are pieces, one file per
-algorithm of the registry (lua/algorithms/*.lua, algorithms/registry.ts), put in where `-- @algorithms`
-stands when the script is loaded; each mirrors its TypeScript in window-math.ts line by line.
+algorithm of the registry (lua/algorithms/*.lua, algorithms/registry.ts), spliced in where the
+`-- @algorithms` line stands when the script is loaded; each mirrors its TypeScript in window-math.ts line by line.
 --]]
 
 -- @layout: the A_… and R_… constants (decide-layout.ts) are put here when the script is loaded
@@ -167,24 +167,27 @@ if idem_ttl > 0 and cost > 0 then
   end
 end
 
--- The algorithms, by their letter (the first character of a window's `code`): each piece sets
--- ALG[<letter>] = { read(v) -> s1, s2, s3; eval(limit, period, param, s1, s2, s3, cost) -> allowed,
--- remaining, reset_ms, retry_ms, keep, x, y, z; pack(x, y, z) -> the stored value; slack: periods the
--- state hash is kept past `keep` } (see "Policy state hashes" below). Concurrency ('n') is the
--- section "Concurrency windows and leases" of this frame.
-local ALG = {}
+-- The algorithms, by their letter (the first character of a window's `code`): their pieces
+-- (lua/algorithms/*.lua, listed by algorithms/registry.ts) are spliced in below as
+--   alg_read(alg, v) -> s1, s2, s3: a stored value as numbers (nil when not this algorithm's shape);
+--   alg_eval(alg, limit, period, param, s1, s2, s3, cost) -> allowed, remaining, reset_ms, retry_ms,
+--     keep, x, y, z (see evaluate() below);
+--   alg_pack(alg, x, y, z) -> the stored value; ALG_SLACK[alg]: periods the hash is kept past keep.
+-- One function per step with a branch per algorithm, not a table of closures: the script runs its
+-- whole text on every call, and a closure per algorithm would be made (and collected) every time.
+-- Concurrency ('n') is the section "Concurrency windows and leases" of this frame.
 -- @algorithms: the pieces (lua/algorithms/*.lua, listed by algorithms/registry.ts) are put here
 
 -- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
 -- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
 -- HMGET reads them all, one HSET writes them back. Fields:
---   <window name>  the window's state, packed as its algorithm's piece writes it (`pack`) and reads it
---                  (`read`: a value of another shape reads as no state)
+--   <window name>  the window's state, packed as its algorithm's piece writes it (`alg_pack`) and
+--                  reads it (`alg_read`: a value of another shape reads as no state)
 --   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
 --                  (`_` never begins a window name)
 -- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
 -- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
--- (it is then kept a period longer than it needs: the piece's `slack`, which spares the other writes).
+-- (it is then kept a period longer than it needs: the piece's slack, which spares the other writes).
 
 -- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
 -- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
@@ -224,17 +227,17 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
   local need, keep_to = 0, 0
   for i = 1, fast and w_count or 0 do
     local a = AW + A_WINDOW_N * (i - 1)
-    local piece = ALG[string.sub(ARGV[a + A_WINDOW_CODE], 1, 1)]
+    local alg = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1)
     local period = tonumber(ARGV[a + A_WINDOW_PERIOD])
     local s1, s2, s3
-    if values[i] then s1, s2, s3 = piece.read(values[i]) end
+    if values[i] then s1, s2, s3 = alg_read(alg, values[i]) end
     local ok, remaining, reset_ms, _, keep, x, y, z =
-      piece.eval(tonumber(ARGV[a + A_WINDOW_LIMIT]), period, tonumber(ARGV[a + A_WINDOW_PARAM]), s1, s2, s3, cost)
+      alg_eval(alg, tonumber(ARGV[a + A_WINDOW_LIMIT]), period, tonumber(ARGV[a + A_WINDOW_PARAM]), s1, s2, s3, cost)
     if not ok then
       fast = false
       break
     end
-    local value, until_ms = piece.pack(x, y, z), keep + piece.slack * period
+    local value, until_ms = alg_pack(alg, x, y, z), keep + ALG_SLACK[alg] * period
     if keep > need then need = keep end
     if until_ms > keep_to then keep_to = until_ms end
     writes[2 * i - 1], writes[2 * i] = names[i], value
@@ -358,7 +361,7 @@ end
 
 -- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, keep (until when,
 -- epoch ms, its state must be kept: see "Policy state hashes") and the values to write on commit (x,
--- y, z: what the piece's `pack` takes), as plain return values: this runs for every window of every
+-- y, z: what the piece's `alg_pack` takes), as plain return values: this runs for every window of every
 -- decision, and a table per window is garbage the script's Lua GC pays for on later calls
 -- (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
@@ -367,7 +370,7 @@ end
 -- s1..s3: the window's stored fields as numbers (or nil), as the piece's `read` returns them.
 local function evaluate(alg, limit, period, param, s1, s2, s3, cost)
   if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
-  return ALG[alg].eval(limit, period, param, s1, s2, s3, cost)
+  return alg_eval(alg, limit, period, param, s1, s2, s3, cost)
 end
 
 
@@ -385,7 +388,7 @@ if FAST_ST and ARGV[AW + A_WINDOW_MODE] == '0' then -- the mode of window 1, tha
     local alg, limit, period, param = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]),
       tonumber(ARGV[a + A_WINDOW_PERIOD]), tonumber(ARGV[a + A_WINDOW_PARAM])
     local s1, s2, s3
-    if values[i] then s1, s2, s3 = ALG[alg].read(values[i]) end
+    if values[i] then s1, s2, s3 = alg_read(alg, values[i]) end
     local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, param, s1, s2, s3, cost)
     if ok then
       -- Allowed alone, not committed: its state as it is (cost 0).
@@ -461,7 +464,7 @@ local function state_of(i, alg)
   local v
   if SG then v = SV[SG[i]][SP[i]] else v = SV[1][i] end
   if not v then return nil end
-  return ALG[alg].read(v)
+  return alg_read(alg, v)
 end
 
 -- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
@@ -470,15 +473,14 @@ local function state_put(i, alg, period, keep, x, y, z)
   local g, pos = 1, i
   if SG then g, pos = SG[i], SP[i] end
   -- One format() per value (the piece's `pack`): formatting numbers is most of a write's Lua time.
-  local piece = ALG[alg]
-  local value = piece.pack(x, y, z)
+  local value = alg_pack(alg, x, y, z)
   local w = SW[g]
   if w then
     w[#w + 1], w[#w + 2] = SF[g][pos], value
   else
     SW[g] = { SF[g][pos], value }
   end
-  local until_ms = keep + piece.slack * period
+  local until_ms = keep + ALG_SLACK[alg] * period
   if not SN[g] or keep > SN[g] then SN[g] = keep end
   if not SX[g] or until_ms > SX[g] then SX[g] = until_ms end
 end
