@@ -41,7 +41,7 @@ const ctx = (i) => ({
 });
 const request = (i) => ({ selectors: { tenant: 'bench', principal: `p-${i}`, route: 'evaluate' }, cost: 1 });
 const plan = (i) => planDecision(request(i), ctx(i)).plan;
-const reply = () => [1, 1764669600000, 0, 0, '', 9_999_999, 100, 0, 9_999_999_999, 60_000, 0];
+const reply = () => [1, 1764669600000, 0, 0, '', 2, 9_999_999, 100, 0, 9_999_999_999, 60_000, 0, 0, 0];
 const outcome = () => parseDecideReply(reply(), 2);
 const rls = (i) => ({
   domain: 'bench',

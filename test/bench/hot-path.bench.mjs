@@ -24,7 +24,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { DECIDE_LUA_PATH, decideLua, loadEngine, ROOT } from './lib/built.mjs';
+import { decideLua, loadEngine, ROOT } from './lib/built.mjs';
 import { measureHttp, round } from './lib/load.mjs';
 import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
@@ -176,13 +176,13 @@ export async function scriptCostPhase(redis, engine) {
   // `denied` (limits of 1). The minimal floor and a baseline take the layout they were written for
   // (one hash per window).
   const scripts = [
-    { name: 'decide.lua', path: DECIDE_LUA_PATH },
-    { name: 'decide.lua, fresh keys', path: DECIDE_LUA_PATH, fresh: true },
-    { name: 'decide.lua, denied', path: DECIDE_LUA_PATH, denied: true },
-    { name: 'decide.lua + a concurrency window', path: DECIDE_LUA_PATH, concurrency: true },
-    { name: 'decide.lua, every key overridden', path: DECIDE_LUA_PATH, overrides: true },
+    { name: 'decide.lua', lua: decideLua() },
+    { name: 'decide.lua, fresh keys', lua: decideLua(), fresh: true },
+    { name: 'decide.lua, denied', lua: decideLua(), denied: true },
+    { name: 'decide.lua + a concurrency window', lua: decideLua(), concurrency: true },
+    { name: 'decide.lua, every key overridden', lua: decideLua(), overrides: true },
     { name: 'minimal two windows + outbox', path: MINIMAL_LUA_PATH, perWindow: true },
-    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH },
+    { name: 'floor: its commands, no other Lua', path: FLOOR_LUA_PATH, legacy: true },
   ];
   // BENCH_DECIDE_BASELINE: older decide.lua files, comma-separated, each in the three workloads.
   const baselines = (process.env.BENCH_DECIDE_BASELINE ?? '').split(',').filter((f) => f !== '');

@@ -13,7 +13,7 @@ import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TallyClient, type TallyDecision, type TallyLocalWindow } from '@tally/client';
 import { Quota, TallyModule } from '@tally/client/nest';
-import { evaluateWindow, type WindowState } from '@tally/engine';
+import { ALGORITHM_REGISTRY, evaluateWindow, type WindowState } from '@tally/engine';
 import { freePort, uniqueName } from '@tally/testing';
 import { CALLER_TOKEN, DecisionApiHarness } from './support/decision-api.harness';
 
@@ -91,12 +91,23 @@ describe(`${TallyClient.name} with failMode local`, () => {
     expect(sut.localFallbackKeys).toBe(2);
   });
 
-  it.each<TallyLocalWindow['algorithm']>(['fixed_window', 'sliding_window', 'token_bucket'])(
+  // Every algorithm the engine's registry says the SDK runs (`clientLocal`).
+  const CLIENT_LOCAL = (Object.keys(ALGORITHM_REGISTRY) as (keyof typeof ALGORITHM_REGISTRY)[]).filter(
+    (a) => ALGORITHM_REGISTRY[a].clientLocal,
+  ) as TallyLocalWindow['algorithm'][];
+
+  it.each<TallyLocalWindow['algorithm']>(CLIENT_LOCAL)(
     'computes %s as the server does (evaluateWindow), decision by decision',
     async (algorithm) => {
       // given a clock the test moves, and a random but reproducible sequence of costs
       let now = 1_700_000_040_000;
-      const window = { ...hourly, algorithm, limit: 10, periodMs: 1_000 };
+      const window = {
+        ...hourly,
+        algorithm,
+        limit: 10,
+        periodMs: 1_000,
+        ...(algorithm === 'gcra' && { burst: 4 }),
+      };
       const sut = client(`http://127.0.0.1:${await freePort()}`, [window], () => now);
       let state: WindowState = {};
       let seed = 11;

@@ -40,7 +40,7 @@ describe('tally reseed', () => {
   const decide = (principal: string, cost: number) => sut.decide({ selectors: { tenant, principal }, cost });
   // One state hash per principal (policy key), one field per window (decide.lua).
   const windowKeys = async () => (await scanKeys(opsRedis, `tally:v1:*:pk:${policyName}:*`)).sort();
-  const SUSTAINED = ['hourly', 'sliding', 'monthly'];
+  const SUSTAINED = ['hourly', 'sliding', 'monthly', 'spaced'];
   /** The sustained windows' state, per `<key>|<window>`: what reseed rebuilds (the burst and `_e` aside). */
   const snapshot = async () => {
     const out: Record<string, string> = {};
@@ -64,6 +64,8 @@ describe('tally reseed', () => {
         '      - { name: hourly, role: sustained, algorithm: fixed_window, limit: 10, period: 1h }',
         '      - { name: sliding, role: sustained, algorithm: sliding_window, limit: 100, period: 2h }',
         '      - { name: monthly, role: sustained, algorithm: calendar_month, limit: 1000, period: 1mo }',
+        // gcra, one unit an hour, 20 at once: its TAT is rebuilt by replaying the ledger
+        '      - { name: spaced, role: sustained, algorithm: gcra, limit: 24, period: 1d, burst: 20 }',
       ].join('\n'),
     );
     const compiled = compilePolicyFile(readFileSync(policiesFile, 'utf8'));
@@ -131,7 +133,10 @@ describe('tally reseed', () => {
     expect(deniedBefore).toMatchObject({ allowed: false, reason: 'sustained_quota_exhausted' });
     expect(await publishOutbox()).toBe(4);
     const before = await snapshot();
-    expect(Object.keys(before)).toHaveLength(6);
+    expect(Object.keys(before)).toHaveLength(8);
+    expect(before[`${(await windowKeys()).find((k) => k.endsWith(':a'))}|spaced`]).toBe(
+      `g${now + 10 * 3_600_000}:0`,
+    );
 
     // when Redis loses the enforcement keys
     await opsRedis.del(...(await windowKeys()));
@@ -143,9 +148,9 @@ describe('tally reseed', () => {
 
     // then every sustained hash is exactly what the engine had written, burst buckets left alone
     expect(await snapshot()).toEqual(before);
-    expect(result.raised).toBe(6);
+    expect(result.raised).toBe(8);
     expect(result.eventsCounted).toBe(4);
-    expect(result.windows.map((w) => w.window)).toEqual(['hourly', 'sliding', 'monthly']);
+    expect(result.windows.map((w) => w.window)).toEqual(['hourly', 'sliding', 'monthly', 'spaced']);
     // and the next decisions deny exactly as they would have
     const deniedAfter = await decide('a', 1);
     expect(deniedAfter).toMatchObject({
@@ -168,6 +173,8 @@ describe('tally reseed', () => {
     const result = await reseed({ ledger, redis: opsRedis }, { policiesFile, shards: SHARDS, nowMs: now });
 
     expect(await opsRedis.hget(hourly as string, 'hourly')).toEqual(stored);
+    // and b's TAT (10 h ahead in Redis, 5 h by the ledger) stays the later one
+    expect(await opsRedis.hget(hourly as string, 'spaced')).toBe(`g${now + 10 * 3_600_000}:0`);
     expect(result.keys.find((k) => k.key === hourly && k.window === 'hourly')).toMatchObject({
       before: 10,
       after: 10,
@@ -183,7 +190,7 @@ describe('tally reseed', () => {
 
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as { windows: unknown[]; raised: number; unchanged: number };
-    expect(json.windows).toHaveLength(3);
+    expect(json.windows).toHaveLength(4);
     expect(json.raised).toBe(0);
     expect(json.unchanged).toBeGreaterThan(0);
   });

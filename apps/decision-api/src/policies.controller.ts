@@ -53,6 +53,7 @@ export class PoliciesController implements OnModuleInit {
           name: w.name,
           role: w.role,
           algorithm: w.algorithm,
+          ...(w.burst !== undefined && { burst: w.burst }),
           limit: w.limit,
           period: w.algorithm === 'calendar_month' ? '1mo' : formatDuration(w.periodMs),
         })),

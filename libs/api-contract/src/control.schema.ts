@@ -8,6 +8,7 @@ const Algorithm = Type.Union([
   Type.Literal('token_bucket'),
   Type.Literal('calendar_month'),
   Type.Literal('concurrency'),
+  Type.Literal('gcra'),
 ]);
 /** What both views of a window start with: which window it is and its limit. */
 const windowFields = () => ({
@@ -15,6 +16,9 @@ const windowFields = () => ({
   role: Role,
   algorithm: Algorithm,
   limit: Type.Integer({ minimum: 0 }),
+  burst: Type.Optional(
+    Type.Integer({ minimum: 1, description: '`gcra` only: how many units may pass at once.' }),
+  ),
 });
 const Match = Type.Record(Type.String(), Type.Array(Type.String()), {
   description: 'Attribute or selector name → accepted values.',
@@ -85,7 +89,8 @@ export const PolicyStateSchema = Type.Object(
           counters: Type.Record(Type.String(), Type.Number(), {
             description:
               'The counters as stored: `bucket` + `count` (fixed/calendar), `bucket` + `current`/`previous` ' +
-              '(sliding), `tokens` + `updated_ms` (token bucket). Empty when nothing is counted.',
+              '(sliding), `tokens` + `updated_ms` (token bucket), `tat_ms` (gcra: its theoretical arrival ' +
+              'time). Empty when nothing is counted.',
           }),
         },
         { additionalProperties: false },

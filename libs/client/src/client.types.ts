@@ -132,11 +132,13 @@ export interface TallyLocalWindow {
   /** The deny reason it gives: `burst_quota_exhausted` or `sustained_quota_exhausted`. */
   readonly role: 'burst' | 'sustained';
   /** As in a policy file (`calendar_month` is not offered client-side). */
-  readonly algorithm: 'fixed_window' | 'sliding_window' | 'token_bucket';
+  readonly algorithm: 'fixed_window' | 'sliding_window' | 'token_bucket' | 'gcra';
   /** Units per period, for all the client processes together (each allows ⌊limit / share⌋). */
   readonly limit: number;
   /** Period in milliseconds. */
   readonly periodMs: number;
+  /** `gcra` only (required there): how many units may pass at once, for all the processes together. */
+  readonly burst?: number;
 }
 
 /**

@@ -44,6 +44,10 @@ export class LocalLimiter {
         w.periodMs < 1
       )
         throw new Error(`localFallback.windows[${i}]: limit and periodMs must be integers ≥ 1`);
+      if ((w.algorithm === 'gcra') !== (w.burst !== undefined))
+        throw new Error(`localFallback.windows[${i}]: burst is required for gcra, and only valid there`);
+      if (w.burst !== undefined && (!Number.isSafeInteger(w.burst) || w.burst < 1))
+        throw new Error(`localFallback.windows[${i}]: burst must be an integer ≥ 1`);
     });
   }
 
@@ -92,9 +96,12 @@ export class LocalLimiter {
       algorithm: window.algorithm,
       limit: this.shareOf(window.limit),
       periodMs: window.periodMs,
+      ...(window.burst !== undefined && { burst: this.shareOf(window.burst) }),
     };
-    if (cost <= spec.limit) return evaluateLocalWindow(spec, state, nowMs, cost);
-    const peek = spec.limit === 0 ? undefined : evaluateLocalWindow(spec, state, nowMs, 0);
+    // The most one decision can take: the limit, or a gcra window's burst.
+    const capacity = spec.limit === 0 ? 0 : (spec.burst ?? spec.limit);
+    if (cost <= capacity) return evaluateLocalWindow(spec, state, nowMs, cost);
+    const peek = capacity === 0 ? undefined : evaluateLocalWindow(spec, state, nowMs, 0);
     return {
       allowed: false,
       remaining: peek?.remaining ?? 0,

@@ -14,6 +14,9 @@ export interface LocalWindowState {
   readonly p?: number;
   readonly t?: number;
   readonly ts?: number;
+  /** gcra: the theoretical arrival time, `tat` + `sub` / limit ms. */
+  readonly tat?: number;
+  readonly sub?: number;
 }
 
 export interface LocalWindowResult {
@@ -26,7 +29,7 @@ export interface LocalWindowResult {
   readonly ttlMs: number;
 }
 
-export type LocalWindowSpec = Pick<TallyLocalWindow, 'algorithm' | 'limit' | 'periodMs'>;
+export type LocalWindowSpec = Pick<TallyLocalWindow, 'algorithm' | 'limit' | 'periodMs' | 'burst'>;
 
 export function evaluateLocalWindow(
   spec: LocalWindowSpec,
@@ -57,7 +60,45 @@ export function evaluateLocalWindow(
       return sliding(limit, period, state, nowMs, cost);
     case 'token_bucket':
       return tokenBucket(limit, period, state, nowMs, cost);
+    case 'gcra':
+      return gcra(limit, period, spec.burst ?? 1, state, nowMs, cost);
   }
+}
+
+/** One unit every period / limit, up to `burst` at once; times kept in ms × limit (TAT = tat + sub / limit). */
+function gcra(
+  limit: number,
+  period: number,
+  burst: number,
+  state: LocalWindowState,
+  nowMs: number,
+  cost: number,
+): LocalWindowResult {
+  const cap = burst * period;
+  const debt = state.tat === undefined ? 0 : Math.max(0, (state.tat - nowMs) * limit + (state.sub ?? 0));
+  const need = debt + cost * period;
+  if (need > cap) {
+    const resetMs = Math.ceil(debt / limit);
+    return {
+      allowed: false,
+      remaining: Math.max(0, Math.floor((cap - debt) / period)),
+      resetMs,
+      retryAfterMs: Math.ceil((need - cap) / limit),
+      nextState: state,
+      ttlMs: resetMs,
+    };
+  }
+  const ahead = Math.floor(need / limit);
+  const resetMs = Math.ceil(need / limit);
+  const nextState = cost === 0 ? state : { tat: nowMs + ahead, sub: need - ahead * limit };
+  return {
+    allowed: true,
+    remaining: Math.floor((cap - need) / period),
+    resetMs,
+    retryAfterMs: 0,
+    nextState,
+    ttlMs: resetMs,
+  };
 }
 
 /** prev × (P − e) + (cur + cost) × P ≤ limit × P, everything kept × P to stay integer. */

@@ -35,8 +35,12 @@ export {
   POLICY_SET_SOURCE,
 } from './engine.constants';
 export type { DecisionObserver } from './decision-observer';
-export { decideArgs } from './decide.script';
-export { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from './window-math';
+export { decideArgs, decideLua } from './decide.script';
+export { ALGORITHM_REGISTRY, evaluateWindow } from './algorithms/registry';
+export type { AlgorithmEntry, ReseedFold, ReseedPlan, ReseedRule } from './algorithms/algorithm-entry';
+export { reseedWriter, type ReseedWrite, type ReseedWritten } from './algorithms/reseed.script';
+export { policyStateKeyPattern } from './algorithms/policy-state-pattern';
+export type { WindowMathSpec, WindowResult, WindowState } from './window-math';
 export { utcMonthOf } from './utc-month';
 export type { PolicyStateResult, PolicyStateView, WindowStateView } from './policy-state';
 export { POLICY_STATE_EXPIRY_FIELD, unpackWindowState } from './policy-state-hash';

@@ -1,4 +1,5 @@
 import type { Algorithm } from '@tally/policy';
+import { ALGORITHM_REGISTRY } from './algorithms/registry';
 
 /**
  * The rate windows of one policy key share one Redis hash (`policyStateKey`; decide.lua, section
@@ -8,27 +9,16 @@ import type { Algorithm } from '@tally/policy';
  */
 export const POLICY_STATE_EXPIRY_FIELD = '_e';
 
-const TOKENS = /^t(\d+):(\d+)$/;
-const COUNTERS = /^(\d+):(\d+)(?::(\d+))?$/;
-
 /**
- * A window's packed state read back as the fields one hash per window held before (and that
- * `window-math.ts` and the state view name): `b`, `c` (fixed_window, calendar_month), `b`, `c`, `p`
- * (sliding_window), `t`, `ts` (token_bucket). Empty when absent or not this algorithm's shape, which
- * decide.lua reads as no state too (a counter reads another counter's `<b>:<c>`, as the shared `b`
- * and `c` fields were read before; a token bucket and a counter never read each other's).
+ * A window's packed state read back as named fields (`window-math.ts`'s `WindowState`, the state view):
+ * its algorithm's codec in the registry (algorithms/registry.ts). Empty when absent, not this
+ * algorithm's shape (decide.lua reads that as no state too), or not kept in the hash (concurrency).
  */
 export function unpackWindowState(
   algorithm: Algorithm,
   value: string | null | undefined,
 ): Record<string, string> {
-  if (value === null || value === undefined) return {};
-  if (algorithm === 'token_bucket') {
-    const m = TOKENS.exec(value);
-    return m === null ? {} : { t: m[1], ts: m[2] };
-  }
-  const m = COUNTERS.exec(value);
-  if (m === null) return {};
-  if (algorithm === 'sliding_window' && m[3] !== undefined) return { b: m[1], c: m[2], p: m[3] };
-  return { b: m[1], c: m[2] };
+  const codec = ALGORITHM_REGISTRY[algorithm].state;
+  if (value === null || value === undefined || codec === undefined) return {};
+  return codec.unpack(value);
 }

@@ -1,4 +1,5 @@
 import type { Algorithm, PolicyMode, WindowRole } from '@tally/policy';
+import { ALGORITHM_REGISTRY } from './algorithms/registry';
 import type { ScriptOutcome } from './decide.script';
 import type { DecisionPlan } from './plan/decision-plan';
 
@@ -10,6 +11,8 @@ export interface WindowStateView {
   /** The limit in force: the policy's, or a runtime override's while one is. */
   readonly limit: number;
   readonly period_ms: number;
+  /** `gcra` only: how many units may pass at once. */
+  readonly burst?: number;
   /** Units left now. */
   readonly remaining: number;
   /** Milliseconds until the window is back to its full limit. */
@@ -56,6 +59,7 @@ export function describeState(
       name: w.name,
       role: w.role,
       algorithm: w.algorithm,
+      ...(w.burst !== undefined && { burst: w.burst }),
       // The limit in force: an override's when one is (the remaining above is counted against it).
       limit: r.override?.limit ?? w.limit,
       period_ms: w.periodMs,
@@ -73,19 +77,10 @@ function counters(
   hash: Record<string, string>,
   nowMs: number,
 ): Record<string, number> {
-  const n = (field: string): number => Number(hash[field] ?? 0);
   if (Object.keys(hash).length === 0) return {};
-  switch (algorithm) {
-    case 'fixed_window':
-    case 'calendar_month':
-      return { bucket: n('b'), count: n('c') };
-    case 'sliding_window':
-      return { bucket: n('b'), current: n('c'), previous: n('p') };
-    case 'token_bucket':
-      return { tokens: n('t') / periodMs, updated_ms: n('ts') };
-    case 'concurrency':
-      return liveLeases(hash, nowMs);
-  }
+  // A concurrency window's hash here is its sorted set (member → expiry); the others', their fields.
+  if (algorithm === 'concurrency') return liveLeases(hash, nowMs);
+  return ALGORITHM_REGISTRY[algorithm].counters(hash, periodMs);
 }
 
 /** A concurrency window's sorted set, read as member → expiry: its live leases and their units. */

@@ -1,6 +1,7 @@
 import type { Algorithm } from '@tally/policy';
 import { describe, expect, it } from 'vitest';
-import { evaluateWindow, type WindowMathSpec, type WindowState } from './window-math';
+import { evaluateWindow } from './algorithms/registry';
+import type { WindowMathSpec, WindowState } from './window-math';
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0); // a multiple of every period used below
 const MINUTE = 60_000;

@@ -2,14 +2,17 @@ import type { WindowSpec } from '@tally/policy';
 import { utcMonthOf } from './utc-month';
 
 /**
- * The window algorithms in pure TypeScript: a mirror of decide.lua, used by unit tests, by the
- * integration tests that compare it with the script on a real Redis, and by `tally simulate`.
+ * The window algorithms in pure TypeScript: a mirror of decide.lua's pieces (lua/algorithms/), used
+ * by the local fallback, by `tally simulate`, by unit tests and by the parity test that compares it
+ * with the script on a real Redis, algorithm by algorithm (test/integration/algorithm-parity.test.ts).
  *
- * State is the window's Redis hash, field by field (all numbers):
+ * State is the window's packed field of the policy state hash read back by its registry codec
+ * (algorithms/registry.ts), field by field (all numbers):
  * - fixed_window / calendar_month: `b` bucket index, `c` units counted in that bucket;
  * - sliding_window: `b` current bucket index, `c` its count, `p` the previous bucket's count;
  * - token_bucket: `t` tokens × periodMs (an integer: refill is `limit` per ms in these units, so the
- *   maths is exact integer arithmetic), `ts` the ms of the last commit.
+ *   maths is exact integer arithmetic), `ts` the ms of the last commit;
+ * - gcra: `tat` + `sub` / limit, its theoretical arrival time (algorithms/gcra.ts).
  * A missing hash is the empty state (nothing counted, a full bucket).
  *
  * Semantics shared by all algorithms:
@@ -27,9 +30,12 @@ export interface WindowState {
   readonly p?: number;
   readonly t?: number;
   readonly ts?: number;
+  /** gcra: its theoretical arrival time, `tat` + `sub` / limit ms (`sub` < limit keeps it exact). */
+  readonly tat?: number;
+  readonly sub?: number;
 }
 
-export type WindowMathSpec = Pick<WindowSpec, 'algorithm' | 'limit' | 'periodMs'>;
+export type WindowMathSpec = Pick<WindowSpec, 'algorithm' | 'limit' | 'periodMs' | 'burst'>;
 
 export interface WindowResult {
   readonly allowed: boolean;
@@ -43,47 +49,56 @@ export interface WindowResult {
   readonly ttlMs: number;
 }
 
-export function evaluateWindow(
+// Each algorithm's maths, as registered in algorithms/registry.ts (`evaluateWindow` dispatches there).
+
+/** Aligned to epoch multiples of the period; the bucket ends at (b + 1) × period. */
+export function fixedWindow(
   spec: WindowMathSpec,
   state: WindowState,
   nowMs: number,
   cost: number,
 ): WindowResult {
-  switch (spec.algorithm) {
-    case 'fixed_window': {
-      // Windows are aligned to epoch multiples of the period; the bucket ends at (b + 1) × period.
-      const bucket = Math.floor(nowMs / spec.periodMs);
-      const endMs = (bucket + 1) * spec.periodMs;
-      return counter(spec.limit, state, bucket, endMs - nowMs, 2 * spec.periodMs, cost);
-    }
-    case 'calendar_month': {
-      const month = utcMonthOf(nowMs);
-      // The state matters until the month ends; a day of slack covers a clock that runs slightly late.
-      return counter(
-        spec.limit,
-        state,
-        month.index,
-        month.endMs - nowMs,
-        month.endMs - nowMs + 86_400_000,
-        cost,
-      );
-    }
-    case 'sliding_window':
-      return sliding(spec.limit, spec.periodMs, state, nowMs, cost);
-    case 'token_bucket':
-      return tokenBucket(spec.limit, spec.periodMs, state, nowMs, cost);
-    case 'concurrency':
-      // Units in flight depend on releases, which no usage record holds: offline (`tally simulate`)
-      // a concurrency window always allows and keeps no state. decide.lua keeps the real leases.
-      return {
-        allowed: true,
-        remaining: spec.limit,
-        resetMs: 0,
-        retryAfterMs: 0,
-        nextState: state,
-        ttlMs: 0,
-      };
-  }
+  const bucket = Math.floor(nowMs / spec.periodMs);
+  const endMs = (bucket + 1) * spec.periodMs;
+  return counter(spec.limit, state, bucket, endMs - nowMs, 2 * spec.periodMs, cost);
+}
+
+/** A fixed window over UTC calendar months (utc-month.ts). */
+export function calendarMonth(
+  spec: WindowMathSpec,
+  state: WindowState,
+  nowMs: number,
+  cost: number,
+): WindowResult {
+  const month = utcMonthOf(nowMs);
+  // The state matters until the month ends; a day of slack covers a clock that runs slightly late.
+  return counter(spec.limit, state, month.index, month.endMs - nowMs, month.endMs - nowMs + 86_400_000, cost);
+}
+
+export function slidingWindow(
+  spec: WindowMathSpec,
+  state: WindowState,
+  nowMs: number,
+  cost: number,
+): WindowResult {
+  return sliding(spec.limit, spec.periodMs, state, nowMs, cost);
+}
+
+export function tokenBucket(
+  spec: WindowMathSpec,
+  state: WindowState,
+  nowMs: number,
+  cost: number,
+): WindowResult {
+  return bucket(spec.limit, spec.periodMs, state, nowMs, cost);
+}
+
+/**
+ * Units in flight depend on releases, which no usage record holds: offline (`tally simulate`) a
+ * concurrency window always allows and keeps no state. decide.lua keeps the real leases.
+ */
+export function concurrencyWindow(spec: WindowMathSpec, state: WindowState): WindowResult {
+  return { allowed: true, remaining: spec.limit, resetMs: 0, retryAfterMs: 0, nextState: state, ttlMs: 0 };
 }
 
 /** Fixed and calendar windows: one counter per bucket; a denied cost fits again once the bucket ends. */
@@ -165,7 +180,7 @@ function sliding(
  * capacity = limit, refill = limit/period per ms, continuous. Tokens are kept ×P so a refill of `e` ms
  * adds exactly e × limit units. The state expires once the bucket would be full anyway.
  */
-function tokenBucket(
+function bucket(
   limit: number,
   period: number,
   state: WindowState,

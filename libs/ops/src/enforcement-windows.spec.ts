@@ -27,6 +27,7 @@ const SET: PolicySet = {
       win('two-hours', 'fixed_window', 2 * HOUR),
       win('daily', 'sliding_window', DAY),
       win('monthly', 'calendar_month', 31 * DAY),
+      { ...win('spaced', 'gcra', DAY), burst: 10 },
     ]),
     policy('off', [win('hourly', 'fixed_window', HOUR)], { enabled: false }),
   ],
@@ -65,6 +66,11 @@ describe(comparedWindows.name, () => {
         policy: 'p',
         window: 'two-hours',
         reason: 'fixed_window of 2h has no projection bucket (only 1h, 1d, calendar month)',
+      },
+      {
+        policy: 'p',
+        window: 'spaced',
+        reason: 'gcra (a level: its theoretical arrival time, not a sum per bucket)',
       },
       { policy: 'off', window: 'hourly', reason: 'policy disabled (counts nothing)' },
     ]);

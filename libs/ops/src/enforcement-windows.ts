@@ -1,5 +1,5 @@
-import { utcMonthOf } from '@tally/engine';
-import { formatDuration, type PolicySet } from '@tally/policy';
+import { ALGORITHM_REGISTRY, utcMonthOf } from '@tally/engine';
+import { formatDuration, type PolicySet, type WindowSpec } from '@tally/policy';
 import type { Granularity } from '@tally/projections';
 import { sustainedWindows, type SustainedWindow } from './reseed-plan';
 
@@ -8,6 +8,7 @@ const DAY_MS = 86_400_000;
 
 /** A sustained window whose current bucket is exactly one projection bucket. */
 export interface ComparedWindow extends SustainedWindow {
+  readonly bucket: number;
   readonly granularity: Granularity;
   /** The current bucket [start, end) (epoch ms, UTC): the projection bucket it is compared with. */
   readonly bucketStartMs: number;
@@ -34,16 +35,25 @@ export function comparedWindows(
 ): { compared: ComparedWindow[]; skipped: SkippedWindow[] } {
   const compared: ComparedWindow[] = [];
   for (const w of sustainedWindows(set, nowMs, only)) {
-    if (w.code === 'c') {
+    const bucket = w.bucket;
+    // A window without buckets (gcra: a level) has no projection bucket to match.
+    if (bucket === undefined) continue;
+    if (w.window.algorithm === 'calendar_month') {
       const month = utcMonthOf(nowMs);
-      compared.push({ ...w, granularity: 'month', bucketStartMs: month.startMs, bucketEndMs: month.endMs });
+      compared.push({
+        ...w,
+        bucket,
+        granularity: 'month',
+        bucketStartMs: month.startMs,
+        bucketEndMs: month.endMs,
+      });
       continue;
     }
     const period = w.window.periodMs;
     const granularity = period === HOUR_MS ? 'hour' : period === DAY_MS ? 'day' : undefined;
     if (granularity === undefined) continue;
-    const bucketStartMs = w.bucket * period;
-    compared.push({ ...w, granularity, bucketStartMs, bucketEndMs: bucketStartMs + period });
+    const bucketStartMs = bucket * period;
+    compared.push({ ...w, bucket, granularity, bucketStartMs, bucketEndMs: bucketStartMs + period });
   }
   const skipped: SkippedWindow[] = [];
   for (const policy of set.policies) {
@@ -56,8 +66,10 @@ export function comparedWindows(
   return { compared, skipped };
 }
 
-function skipReason(enabled: boolean, window: { algorithm: string; periodMs: number }): string {
+function skipReason(enabled: boolean, window: WindowSpec): string {
   if (!enabled) return 'policy disabled (counts nothing)';
-  if (window.algorithm === 'token_bucket') return 'token bucket (a level, not a sum of usage)';
+  const rule = ALGORITHM_REGISTRY[window.algorithm].reseed;
+  if ('skip' in rule) return rule.skip;
+  if (rule.unbucketed !== undefined) return rule.unbucketed;
   return `${window.algorithm} of ${formatDuration(window.periodMs)} has no projection bucket (only 1h, 1d, calendar month)`;
 }

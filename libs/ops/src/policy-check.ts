@@ -41,7 +41,8 @@ export async function checkPolicyFile(file: string): Promise<PolicyCheckResult> 
       key: p.key,
       windows: p.windows.map(
         (w) =>
-          `${w.name} ${w.algorithm} ${w.limit}/${w.algorithm === 'calendar_month' ? '1mo' : formatDuration(w.periodMs)}`,
+          `${w.name} ${w.algorithm} ${w.limit}/${w.algorithm === 'calendar_month' ? '1mo' : formatDuration(w.periodMs)}` +
+          (w.burst === undefined ? '' : ` burst ${w.burst}`),
       ),
       ...(p.group === undefined ? {} : { group: p.group }),
     })),

@@ -67,6 +67,17 @@ describe(PolicySimulator.name, () => {
     });
   });
 
+  it('simulates a gcra window: its burst at once, then one per emission interval', () => {
+    // given 6 decisions 1 ms apart, and a proposal of 1 per second with a burst of 2
+    const spaced: WindowSpec = { ...fixed(1, 1_000), algorithm: 'gcra', burst: 2 };
+    const sut = new PolicySimulator(set(policy('proposed', [spaced], { maxCost: 2 })));
+
+    for (let i = 0; i < 6; i++) sut.add(decision());
+
+    // then the burst of 2 passes and the rest, all within the next second, would be denied
+    expect(sut.report().simulated).toEqual({ allowed: 2, denied: 4 });
+  });
+
   it('expands a coalesced denial into its count, allowing what the proposal affords', () => {
     // given one event standing for 10 denials in one second, and a proposal allowing 4
     const sut = new PolicySimulator(set(policy('current', [fixed(4)])));

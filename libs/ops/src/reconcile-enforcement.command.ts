@@ -1,7 +1,6 @@
-import { allShardKeys, parsePolicyStateKey, unpackWindowState } from '@tally/engine';
+import { allShardKeys, parsePolicyStateKey, policyStateKeyPattern, unpackWindowState } from '@tally/engine';
 import { NamespaceReader, ProjectionNamespaces, type AuditEntry } from '@tally/projections';
 import { EnforcementComparison, type EnforcementDifference } from './enforcement-diff';
-import { policyStateKeyPattern } from './enforcement-keys';
 import { comparedWindows, type ComparedWindow, type SkippedWindow } from './enforcement-windows';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';

@@ -34,6 +34,8 @@ const SET: PolicySet = {
       win('hourly', 'fixed_window', 100, HOUR),
       win('sliding', 'sliding_window', 100, HOUR),
       win('monthly', 'calendar_month', 1000, 31 * 86_400_000),
+      // T = 86.4 s; its burst comes back in 50 T = 1.2 h: rebuilt from the last 2.4 h
+      { ...win('spaced', 'gcra', 1000, 86_400_000), burst: 50 },
     ]),
     policy('off', [win('hourly', 'fixed_window', 1, HOUR)], { enabled: false }),
   ],
@@ -72,6 +74,7 @@ describe(sustainedWindows.name, () => {
       ['hourly', 'f', Math.floor(NOW / HOUR), Date.UTC(2026, 10, 30, 9)],
       ['sliding', 's', Math.floor(NOW / HOUR), Date.UTC(2026, 10, 30, 8)],
       ['monthly', 'c', 2026 * 12 + 10, Date.UTC(2026, 10, 1)],
+      ['spaced', 'g', undefined, NOW - 2 * 4_320_000],
     ]);
   });
 });
@@ -89,7 +92,11 @@ describe(ReseedAccumulator.name, () => {
       [key(), 'hourly', 'f', 3, 0],
       [key(), 'monthly', 'c', 12, 0],
       [key(), 'sliding', 's', 3, 2],
+      [key(), 'spaced', 'g', 0, 0],
     ]);
+    // gcra: the TAT the two recent events make, in time order: 2 units at 8:55, then 3 at 9:05
+    const tat = Date.UTC(2026, 10, 30, 9, 5) + 3 * 86_400;
+    expect(sut.targets().find((t) => t.window === 'spaced')).toMatchObject({ bucket: tat, count: 0 });
   });
 
   it('skips degraded usage, duplicates, and shadow policies whose windows would have denied', () => {

@@ -1,77 +1,68 @@
-import { encodeScope, policyStateKey, shardKeys, shardOf, utcMonthOf } from '@tally/engine';
+import {
+  ALGORITHM_REGISTRY,
+  encodeScope,
+  policyStateKey,
+  shardKeys,
+  shardOf,
+  type ReseedFold,
+  type ReseedPlan,
+  type ReseedWrite,
+} from '@tally/engine';
 import type { UsageEventV1 } from '@tally/events';
 import { keyOf, type NormalizedSelectors, type Policy, type PolicySet, type WindowSpec } from '@tally/policy';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
-
-/** A window whose counter `tally reseed` rebuilds, with the buckets that matter now. */
+/** A window whose state `tally reseed` rebuilds, with what of the ledger matters now. */
 export interface SustainedWindow {
   readonly policy: Policy;
   readonly window: WindowSpec;
-  readonly code: 'f' | 's' | 'c';
-  /** Current bucket index, as the engine computes it (month index for calendar months). */
-  readonly bucket: number;
+  /** The algorithm's letter (the engine's registry): reseed.lua's `algorithm`. */
+  readonly code: string;
+  /** The registry's reseed plan for the window now: from when events count, and one fold per key. */
+  readonly plan: ReseedPlan;
+  /** A bucketed window's current bucket index (month index for calendar months); absent for gcra. */
+  readonly bucket?: number;
   /** Earliest event time that still counts: the current bucket's start, the previous one's for sliding. */
   readonly sinceMs: number;
-  /** PEXPIRE the engine would set on a commit now. */
-  readonly ttlMs: number;
 }
 
 /**
- * The sustained windows of the set in force: fixed and sliding windows of an hour or more, and
- * calendar months. Shorter windows refill within the hour anyway, and token buckets keep a level
- * rather than a sum (a loss just refills them), so neither is rebuilt. Disabled policies count
- * nothing, so they are left out.
+ * The sustained windows of the set in force: those whose algorithm the engine's registry rebuilds
+ * from usage (fixed and sliding windows of an hour or more, calendar months, gcra windows whose burst
+ * takes an hour or more to come back; its `reseed` rule says why the others are not, e.g. a token
+ * bucket keeps a level and refills within its period). Disabled policies count nothing, so they are
+ * left out.
  */
 export function sustainedWindows(set: PolicySet, nowMs: number, only?: string): SustainedWindow[] {
   const out: SustainedWindow[] = [];
   for (const policy of set.policies) {
     if (!policy.enabled || (only !== undefined && policy.name !== only)) continue;
     for (const window of policy.windows) {
-      const period = window.periodMs;
-      switch (window.algorithm) {
-        case 'calendar_month': {
-          const month = utcMonthOf(nowMs);
-          const ttlMs = month.endMs - nowMs + DAY_MS;
-          out.push({ policy, window, code: 'c', bucket: month.index, sinceMs: month.startMs, ttlMs });
-          break;
-        }
-        case 'fixed_window':
-        case 'sliding_window': {
-          if (period < HOUR_MS) break;
-          const bucket = Math.floor(nowMs / period);
-          const sliding = window.algorithm === 'sliding_window';
-          const sinceMs = (sliding ? bucket - 1 : bucket) * period;
-          out.push({ policy, window, code: sliding ? 's' : 'f', bucket, sinceMs, ttlMs: 2 * period });
-          break;
-        }
-        case 'token_bucket':
-        case 'concurrency': // leases in flight, not a sum of usage: nothing to rebuild
-          break;
-      }
+      const entry = ALGORITHM_REGISTRY[window.algorithm];
+      if ('skip' in entry.reseed) continue;
+      const plan = entry.reseed.plan(window, nowMs);
+      if (plan === undefined) continue;
+      out.push({
+        policy,
+        window,
+        code: entry.letter,
+        plan,
+        ...(plan.bucket !== undefined && { bucket: plan.bucket }),
+        sinceMs: plan.sinceMs,
+      });
     }
   }
   return out;
 }
 
-/** What to write into one window of a policy state hash (see reseed.lua). */
-export interface ReseedTarget {
-  /** The policy key's state hash (`policyStateKey`); the window is its field `window`. */
-  readonly key: string;
+/** What to write into one window of a policy state hash (the engine's `reseedWriter`). */
+export interface ReseedTarget extends ReseedWrite {
   readonly policy: string;
-  readonly window: string;
-  readonly code: 'f' | 's' | 'c';
-  readonly bucket: number;
-  /** Units of the current bucket. */
-  readonly count: number;
-  /** Units of the previous bucket (sliding windows). */
-  readonly previous: number;
-  readonly ttlMs: number;
+  /** The previous bucket counts (`previous` is meaningful). */
+  readonly previousCounts: boolean;
 }
 
 /**
- * Sums the usage ledger into the sustained windows' current buckets, exactly as the decision script
+ * Folds the usage ledger into the sustained windows, key by key, exactly as the decision script
  * counted: every enforce policy of an allowed decision, and a shadow policy only when none of its
  * windows would have denied (the script commits a shadow policy all-or-nothing). Degraded decisions
  * were never counted (Redis had failed), so they are not counted now. Keys are recomputed with the
@@ -80,7 +71,10 @@ export interface ReseedTarget {
  */
 export class ReseedAccumulator {
   private readonly byPolicy = new Map<string, SustainedWindow[]>();
-  private readonly targetsByKey = new Map<string, { -readonly [K in keyof ReseedTarget]: ReseedTarget[K] }>();
+  private readonly folds = new Map<
+    string,
+    { readonly key: string; readonly window: SustainedWindow; readonly fold: ReseedFold }
+  >();
   private readonly seen = new Set<string>();
   counted = 0;
 
@@ -114,26 +108,15 @@ export class ReseedAccumulator {
       if (!key.ok) continue;
       for (const w of windows) {
         if (timeMs < w.sinceMs) continue;
-        const eventBucket =
-          w.code === 'c' ? utcMonthOf(timeMs).index : Math.floor(timeMs / w.window.periodMs);
-        const current = eventBucket === w.bucket;
-        if (!current && !(w.code === 's' && eventBucket === w.bucket - 1)) continue;
         const redisKey = policyStateKey(shard, scope, w.policy.name, key.value);
-        // One target per window: a policy's windows share its hash (one field each).
+        // One fold per window: a policy's windows share its hash (one field each).
         const id = `${redisKey}\n${w.window.name}`;
-        const target = this.targetsByKey.get(id) ?? {
-          key: redisKey,
-          policy: w.policy.name,
-          window: w.window.name,
-          code: w.code,
-          bucket: w.bucket,
-          count: 0,
-          previous: 0,
-          ttlMs: w.ttlMs,
-        };
-        if (current) target.count += event.data.cost;
-        else target.previous += event.data.cost;
-        this.targetsByKey.set(id, target);
+        let entry = this.folds.get(id);
+        if (entry === undefined) {
+          entry = { key: redisKey, window: w, fold: w.plan.fold() };
+          this.folds.set(id, entry);
+        }
+        entry.fold.add(timeMs, event.data.cost);
         counted = true;
       }
     }
@@ -142,8 +125,21 @@ export class ReseedAccumulator {
 
   /** Sorted by key and window (the map's ids), so two runs write in the same order. */
   targets(): ReseedTarget[] {
-    return [...this.targetsByKey]
+    return [...this.folds]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, target]) => target);
+      .map(([, { key, window: w, fold }]) => {
+        const r = fold.result();
+        return {
+          key,
+          policy: w.policy.name,
+          window: w.window.name,
+          code: w.code,
+          bucket: r.bucket,
+          count: r.count,
+          previous: r.previous,
+          previousCounts: w.plan.previous,
+          ttlMs: r.ttlMs,
+        };
+      });
   }
 }

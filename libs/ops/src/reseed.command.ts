@@ -1,15 +1,13 @@
 import { parseUsageEvent } from '@tally/events';
 import { TOPICS, type Ledger } from '@tally/ledger';
-import { luaScript, scriptCommand, type RedisClient } from '@tally/redis';
+import { reseedWriter } from '@tally/engine';
+import type { RedisClient } from '@tally/redis';
 import { OpsError } from './ops.error';
 import { loadPolicySet } from './policy-check';
 import { ProgressMeter, throttled, type ProgressListener } from './progress';
 import { redisNowMs } from './redis-client';
 import { ReseedAccumulator, sustainedWindows, type ReseedTarget } from './reseed-plan';
 import { planTopicRange, rangeSize, readTopicRanges } from './topic-range';
-
-/** The custom command `tallyReseed`, one key per call. */
-const RESEED = luaScript(__dirname, 'reseed.lua', 'tallyReseed', 1);
 
 export interface ReseedOptions {
   /** The policy set in force (TALLY_POLICIES): only its windows are rebuilt. */
@@ -41,7 +39,10 @@ export interface ReseededKey {
   readonly key: string;
   readonly policy: string;
   readonly window: string;
-  /** Units in the current bucket before → after (sliding windows also `previous`). */
+  /**
+   * Units in the current bucket before → after (sliding windows also `previous`); a gcra window's
+   * theoretical arrival time (epoch ms), which is never moved earlier.
+   */
   readonly before: number;
   readonly after: number;
   readonly previousBefore?: number;
@@ -122,26 +123,22 @@ export async function reseed(
   };
 }
 
-type ReseedCommand = (key: string, ...args: (string | number)[]) => Promise<number[]>;
-
 async function writeTargets(redis: RedisClient, targets: readonly ReseedTarget[]): Promise<ReseededKey[]> {
-  const run = scriptCommand<ReseedCommand>(redis, RESEED);
+  const write = reseedWriter(redis);
   const out: ReseededKey[] = [];
   for (let i = 0; i < targets.length; i += 200) {
     const chunk = targets.slice(i, i + 200);
-    const replies = await Promise.all(
-      chunk.map((t) => run(t.key, t.code, t.bucket, t.count, t.previous, t.ttlMs, t.window)),
-    );
+    const replies = await Promise.all(chunk.map(write));
     chunk.forEach((t, j) => {
-      const [written, cBefore, cAfter, pBefore, pAfter] = replies[j].map(Number);
+      const r = replies[j];
       out.push({
         key: t.key,
         policy: t.policy,
         window: t.window,
-        before: cBefore,
-        after: cAfter,
-        ...(t.code === 's' ? { previousBefore: pBefore, previousAfter: pAfter } : {}),
-        raised: written === 1,
+        before: r.before,
+        after: r.after,
+        ...(t.previousCounts ? { previousBefore: r.previousBefore, previousAfter: r.previousAfter } : {}),
+        raised: r.written,
       });
     });
   }

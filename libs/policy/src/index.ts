@@ -31,6 +31,7 @@ export {
 } from './policy.types';
 export { POLICY_FILE_FIELDS, WINDOW_FILE_FIELDS } from './policy.fields';
 export { compilePolicyFile, type CompileResult } from './policy.compiler';
+export { ALGORITHM_RULES, capacityOf, scaleBound, type AlgorithmRules } from './algorithm-rules';
 export {
   ATTRIBUTE_NAME,
   MAX_ATTRIBUTES,

@@ -1,7 +1,8 @@
+import { scaleBound } from './algorithm-rules';
 import { parseDuration } from './duration';
 import type { PolicyFileDto } from './policy-file.dto';
 import { isMapping } from './policy-file.rules';
-import type { PolicyError } from './policy.types';
+import { ALGORITHMS, type Algorithm, type PolicyError } from './policy.types';
 import { ATTRIBUTE_NAME, valueProblem } from './selectors';
 
 /**
@@ -60,34 +61,32 @@ function checkWindowNames(windows: unknown, path: string): PolicyError[] {
 }
 
 /**
- * How many times `limit × period (ms)` the window maths of an algorithm may hold in one number.
- * token_bucket keeps its tokens in units of token × ms (capacity = limit × period, so the refill of
- * `limit` per period is an exact integer per ms); sliding_window weighs two buckets in units of
- * request × ms (previous × time left + (current + cost) × period ≤ 3 × limit × period, cost ≤ limit).
- * Both run in doubles (TypeScript and Lua): past 2^53 the sums round and the limit stops being exact.
- * fixed_window and calendar_month count plain requests.
+ * `limit × period` (and `burst × period`) within what the algorithm's maths holds exactly
+ * (`ALGORITHM_RULES[…].scale`, algorithm-rules.ts).
  */
-const SCALED_ALGORITHMS: Readonly<Record<string, number>> = { token_bucket: 1, sliding_window: 3 };
-
 function checkWindowScale(windows: unknown, path: string): PolicyError[] {
   if (!Array.isArray(windows)) return [];
   const errors: PolicyError[] = [];
   (windows as unknown[]).forEach((w, j) => {
-    if (!isMapping(w) || typeof w.algorithm !== 'string' || typeof w.period !== 'string') return;
-    const factor = SCALED_ALGORITHMS[w.algorithm];
+    if (!isMapping(w) || typeof w.period !== 'string') return;
+    const algorithm = w.algorithm as Algorithm;
+    if (!(ALGORITHMS as readonly unknown[]).includes(algorithm)) return;
     const periodMs = parseDuration(w.period);
-    const { limit } = w;
     // Other problems of limit and period are reported by their own rules.
-    if (factor === undefined || periodMs === undefined) return;
-    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0) return;
-    const max = Math.floor(Number.MAX_SAFE_INTEGER / factor);
-    if (limit * periodMs > max)
-      errors.push({
-        path: `${path}.windows[${j}].limit`,
-        message:
-          `limit × period in ms must be at most ${max} for ${w.algorithm} (here ${limit} × ${periodMs}); ` +
-          'lower the limit or the period',
-      });
+    if (periodMs === undefined) return;
+    for (const field of ['limit', 'burst'] as const) {
+      const value = w[field];
+      const max = scaleBound(algorithm, field);
+      if (max === undefined || typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+        continue;
+      if (value * periodMs > max)
+        errors.push({
+          path: `${path}.windows[${j}].${field}`,
+          message:
+            `${field} × period in ms must be at most ${max} for ${algorithm} (here ${value} × ${periodMs}); ` +
+            `lower the ${field} or the period`,
+        });
+    }
   });
   return errors;
 }

@@ -4,6 +4,7 @@ import { IsOptional, ValidateNested } from 'class-validator';
 import { ALGORITHMS, FAIL_MODES, OVERFLOW_MODES, POLICY_MODES, WINDOW_ROLES } from './policy.types';
 import {
   IsBool,
+  IsBurst,
   IsKeyDims,
   IsList,
   IsMapping,
@@ -29,6 +30,8 @@ export class WindowDto {
   @IsPeriod() period?: unknown;
   /** `concurrency` only (and required there): how long a lease holds its units unless released. */
   @IsLeaseTtl() lease_ttl?: unknown;
+  /** `gcra` only (and required there): how many units may pass at once. */
+  @IsBurst() burst?: unknown;
 }
 
 export class PolicyDto {

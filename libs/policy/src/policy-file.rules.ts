@@ -1,6 +1,7 @@
 import { ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { MAX_PERIOD_MS, MIN_PERIOD_MS, parseDuration } from './duration';
-import { SELECTOR_DIMS } from './policy.types';
+import { ALGORITHM_RULES, type AlgorithmRules } from './algorithm-rules';
+import { SELECTOR_DIMS, type Algorithm } from './policy.types';
 import { ATTRIBUTE_NAME } from './selectors';
 
 /**
@@ -15,8 +16,13 @@ export const NAME_RULE = 'must match [a-z0-9][a-z0-9_.-]{0,63}';
 export const PERIOD_RULE = 'must be a duration between 1ms and 31d (e.g. 500ms, 1s, 1m, 1h, 1d)';
 /** The only period a calendar month window accepts; it may also be omitted. */
 export const MONTH_PERIOD = '1mo';
-/** The algorithm whose windows take `lease_ttl` instead of `period`. */
-const CONCURRENCY = 'concurrency';
+/** How a window's algorithm takes its duration (algorithm-rules.ts); undefined for an unknown algorithm. */
+function durationOf(window: object): AlgorithmRules['duration'] | undefined {
+  const algorithm = (window as { algorithm?: unknown }).algorithm;
+  return typeof algorithm === 'string' && Object.hasOwn(ALGORITHM_RULES, algorithm)
+    ? ALGORITHM_RULES[algorithm as Algorithm].duration
+    : undefined;
+}
 
 type Check = (value: unknown, args: ValidationArguments) => boolean;
 type Message = string | ((value: unknown, args: ValidationArguments) => string);
@@ -107,10 +113,11 @@ export function IsKeyDims(): PropertyDecorator {
  */
 export function IsPeriod(): PropertyDecorator {
   const problem = (v: unknown, window: object): string | undefined => {
-    if ((window as { algorithm?: unknown }).algorithm === CONCURRENCY) {
+    const duration = durationOf(window);
+    if (duration === 'lease_ttl') {
       return v === undefined ? undefined : 'must be omitted for concurrency (its leases last lease_ttl)';
     }
-    if ((window as { algorithm?: unknown }).algorithm === 'calendar_month') {
+    if (duration === 'month') {
       return v === undefined || v === MONTH_PERIOD
         ? undefined
         : 'must be 1mo (or omitted) for calendar_month';
@@ -129,6 +136,32 @@ export function IsPeriod(): PropertyDecorator {
   });
 }
 
+/**
+ * `burst`: required by an algorithm whose rules take one (`gcra`: how many units may pass at once),
+ * refused on every other window.
+ */
+export function IsBurst(): PropertyDecorator {
+  const problem = (v: unknown, window: object): string | undefined => {
+    const algorithm = (window as { algorithm?: unknown }).algorithm;
+    const takes =
+      typeof algorithm === 'string' &&
+      Object.hasOwn(ALGORITHM_RULES, algorithm) &&
+      ALGORITHM_RULES[algorithm as Algorithm].burst === true;
+    if (!takes) return v === undefined ? undefined : 'is only valid with algorithm gcra';
+    if (v === undefined) return `is required for ${algorithm}`;
+    return typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+      ? undefined
+      : 'must be a positive integer, at most 9007199254740991';
+  };
+  return ValidateBy({
+    name: 'isBurst',
+    validator: {
+      validate: (v: unknown, args?: ValidationArguments) => problem(v, args?.object ?? {}) === undefined,
+      defaultMessage: (args?: ValidationArguments) => problem(args?.value, args?.object ?? {}) ?? '',
+    },
+  });
+}
+
 export const LEASE_TTL_RULE = 'must be a duration between 1ms and 31d (e.g. 30s, 5m)';
 
 /**
@@ -137,7 +170,7 @@ export const LEASE_TTL_RULE = 'must be a duration between 1ms and 31d (e.g. 30s,
  */
 export function IsLeaseTtl(): PropertyDecorator {
   const problem = (v: unknown, window: object): string | undefined => {
-    if ((window as { algorithm?: unknown }).algorithm !== CONCURRENCY) {
+    if (durationOf(window) !== 'lease_ttl') {
       return v === undefined ? undefined : 'is only valid with algorithm concurrency';
     }
     if (v === undefined) return 'is required for concurrency';

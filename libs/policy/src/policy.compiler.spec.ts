@@ -40,6 +40,12 @@ const BAD: Record<string, string[]> = {
     'policies[0].windows[2].lease_ttl: must be a duration between 1ms and 31d (e.g. 30s, 5m)',
     'policies[0].windows[3].lease_ttl: is only valid with algorithm concurrency',
   ],
+  'gcra-burst.yaml': [
+    'policies[0].windows[0].burst: is required for gcra',
+    'policies[0].windows[1].burst: must be a positive integer, at most 9007199254740991',
+    'policies[0].windows[2].burst: is only valid with algorithm gcra',
+    'policies[0].windows[3].burst: burst × period in ms must be at most 4503599627370495 for gcra (here 2000000000 × 2678400000); lower the burst or the period',
+  ],
   'duplicate-policy-names.yaml': ['policies[2].name: duplicate policy name "same" (first at policies[0])'],
   'duplicate-window-names.yaml': [
     'policies[0].windows[1].name: duplicate window name "w" in this policy (first at windows[0])',
@@ -87,12 +93,12 @@ const BAD: Record<string, string[]> = {
   'repeated-key-dim.yaml': ['policies[0].key: must not repeat a dim'],
   'root-not-a-mapping.yaml': ['(root): must be a mapping with a "policies" list'],
   'unknown-algorithm.yaml': [
-    'policies[1].windows[0].algorithm: must be one of fixed_window, sliding_window, token_bucket, calendar_month, concurrency',
+    'policies[1].windows[0].algorithm: must be one of fixed_window, sliding_window, token_bucket, calendar_month, concurrency, gcra',
   ],
   'unknown-fields.yaml': [
     'version: unknown field',
     'policies[0].limit: unknown field',
-    'policies[0].windows[0].burst: unknown field',
+    'policies[0].windows[0].burst: is only valid with algorithm gcra',
   ],
   'unknown-key-dim.yaml': [`policies[0].key: unknown dim "User", "ip:v4"; must be ${DIMS}`],
   'window-not-a-mapping.yaml': ['policies[0].windows[0]: each entry must be a mapping'],

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors, parseYamlFile, sortByEntry } from '@tally/config';
+import { ALGORITHM_RULES, capacityOf, type AlgorithmRules } from './algorithm-rules';
 import { MAX_PERIOD_MS, parseDuration } from './duration';
 import { PolicyFileDto, type PolicyDto, type WindowDto } from './policy-file.dto';
 import { checkPolicies } from './policy-file.checks';
@@ -65,6 +66,18 @@ function compileMatch(raw: unknown): MatchSpec {
   );
 }
 
+/** A calendar month's nominal period is 31d: the engine aligns it to months. */
+function periodOf(w: WindowDto, duration: AlgorithmRules['duration']): number {
+  switch (duration) {
+    case 'month':
+      return MAX_PERIOD_MS;
+    case 'lease_ttl':
+      return parseDuration(w.lease_ttl as string) as number;
+    case 'period':
+      return parseDuration(w.period as string) as number;
+  }
+}
+
 function compileWindow(w: WindowDto): WindowSpec {
   const algorithm = w.algorithm as Algorithm;
   return Object.freeze({
@@ -72,12 +85,8 @@ function compileWindow(w: WindowDto): WindowSpec {
     role: w.role as WindowRole,
     algorithm,
     limit: w.limit as number,
-    periodMs:
-      algorithm === 'calendar_month'
-        ? MAX_PERIOD_MS
-        : algorithm === 'concurrency'
-          ? (parseDuration(w.lease_ttl as string) as number)
-          : (parseDuration(w.period as string) as number),
+    periodMs: periodOf(w, ALGORITHM_RULES[algorithm].duration),
+    ...(w.burst !== undefined && { burst: w.burst as number }),
   });
 }
 
@@ -92,8 +101,9 @@ function compilePolicy(p: PolicyDto): Policy {
     ...(p.unless_prefix === undefined ? {} : { unlessPrefix: compileMatch(p.unless_prefix) }),
     key: Object.freeze([...(p.key as string[])]),
     windows: Object.freeze(windows),
-    // A cost above the smallest limit could never pass, so that limit is the natural maximum.
-    maxCost: (p.max_cost as number | undefined) ?? Math.min(...windows.map((w) => w.limit)),
+    // A cost above the smallest capacity (a window's limit, or its burst) could never pass, so that
+    // capacity is the natural maximum.
+    maxCost: (p.max_cost as number | undefined) ?? Math.min(...windows.map(capacityOf)),
     onBackendFailure: (p.on_backend_failure as FailMode | undefined) ?? 'fail_closed',
     // Absent unless the policy falls back locally: the bound is then never silently unlimited.
     ...(p.on_backend_failure === 'local_fallback' && {

@@ -18,6 +18,7 @@ export const ALGORITHMS = [
   'token_bucket',
   'calendar_month',
   'concurrency',
+  'gcra',
 ] as const;
 /**
  * - `fixed_window`: a counter per aligned period; resets at the period boundary.
@@ -26,6 +27,7 @@ export const ALGORITHMS = [
  * - `calendar_month`: a fixed window aligned to UTC calendar months (period is ignored).
  * - `concurrency`: at most `limit` units in flight; a passing decision holds them under a lease until
  *   it is released or its `lease_ttl` (kept in `periodMs`) ends.
+ * - `gcra`: the generic cell rate algorithm: one unit every period/limit, up to `burst` at once.
  */
 export type Algorithm = (typeof ALGORITHMS)[number];
 
@@ -58,6 +60,8 @@ export interface WindowSpec {
    * For `concurrency` the lease TTL (`lease_ttl`): how long a lease holds its units at most.
    */
   readonly periodMs: number;
+  /** `gcra` only: how many units may pass at once (the burst tolerance is (burst − 1) × period/limit). */
+  readonly burst?: number;
 }
 
 /** Attribute/selector name → accepted values (any of them matches). */

@@ -1,6 +1,6 @@
 // The built tree (dist/, CommonJS): the benchmark measures what `npm run start:decision-api` runs.
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -10,8 +10,6 @@ export const API_MAIN = join(DIST, 'apps/decision-api/src/main.js');
 export const RELAY_MAIN = join(DIST, 'apps/relay/src/main.js');
 export const PROJECTOR_MAIN = join(DIST, 'apps/projector/src/main.js');
 const ENGINE_INDEX = join(DIST, 'libs/engine/src/index.js');
-/** The source the engine loads: the ceiling runs exactly the script the API runs. */
-export const DECIDE_LUA_PATH = join(ROOT, 'libs/engine/src/lua/decide.lua');
 
 export function loadEngine() {
   if (!existsSync(ENGINE_INDEX)) throw new Error(`${ENGINE_INDEX} is missing: run npm run build first`);
@@ -30,6 +28,10 @@ export function hotPathRedis(url) {
   return loadBuilt('libs/redis/src/index.js').createRedisClient({ mode: 'single', url }, 'hot-path');
 }
 
+/**
+ * The source the engine loads (lua/decide.lua with what is put in at load: the layout's constants,
+ * the algorithms' pieces): the ceiling runs exactly the script the API runs.
+ */
 export function decideLua() {
-  return readFileSync(DECIDE_LUA_PATH, 'utf8');
+  return loadEngine().decideLua();
 }

@@ -77,7 +77,7 @@ export function decideArgs(engine, options) {
  */
 export function decideArgsOneHashPerWindow(engine, options) {
   const plan = benchPlan(engine, options);
-  const args = engine.decideArgs(plan, 0);
+  const args = legacyArgv(engine.decideArgs(plan, 0));
   const keys = Number(args[0]);
   const scope = engine.encodeScope(options.tenant);
   plan.windows.forEach((w, i) => {
@@ -88,6 +88,26 @@ export function decideArgsOneHashPerWindow(engine, options) {
     args[code] = String(args[code]).slice(0, 1);
   });
   return args;
+}
+
+/**
+ * Today's `[numkeys, ...KEYS, ...ARGV]` in the ARGV layout decide.lua took before its layout table
+ * (libs/engine/src/algorithms/decide-layout.ts): 5 per window (no `param`), then the override count
+ * and its entries, then a lease's id and payload without a count. Scripts written for that layout
+ * (the baselines, the minimal and floor scripts) are run with it.
+ */
+export function legacyArgv(args) {
+  const argv = 1 + Number(args[0]); // index of ARGV[1]
+  const windows = Number(args[argv + 5]);
+  const out = args.slice(0, argv + 6);
+  for (let i = 0; i < windows; i++) out.push(...args.slice(argv + 6 + 6 * i, argv + 6 + 6 * i + 5));
+  let at = argv + 6 + 6 * windows;
+  const overrides = Number(args[at]);
+  out.push(...args.slice(at, at + 1 + 3 * overrides));
+  at += 1 + 3 * overrides;
+  const leases = Number(args[at]);
+  out.push(...args.slice(at + 1, at + 1 + 2 * leases));
+  return out;
 }
 
 /** The plan of that decision (its override fields and keys, for seeding overrides). */

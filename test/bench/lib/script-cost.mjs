@@ -12,7 +12,7 @@
 // which counts a denial instead of writing windows and the outbox.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchPlan, decideArgs, decideArgsOneHashPerWindow } from './decide-args.mjs';
+import { benchPlan, decideArgs, decideArgsOneHashPerWindow, legacyArgv } from './decide-args.mjs';
 import { ROOT } from './built.mjs';
 
 /** The floor: two windows and an outbox append, nothing else (test/bench/lua/decide.minimal.lua). */
@@ -21,10 +21,11 @@ export const MINIMAL_LUA_PATH = join(ROOT, 'test/bench/lua/decide.minimal.lua');
 export const FLOOR_LUA_PATH = join(ROOT, 'test/bench/lua/decide.floor.lua');
 
 /** The same arguments with every window's limit 1 (ARGV: 6 fixed, then 5 per window, limit second). */
-function limitsOfOne(args) {
+/** `perWindow`: fields per window in ARGV, 5 in the legacy layout (`legacyArgv`), else 6. */
+function limitsOfOne(args, perWindow) {
   const keys = Number(args[0]);
   const windows = Number(args[1 + keys + 5]);
-  for (let w = 0; w < windows; w++) args[1 + keys + 6 + 5 * w + 1] = 1;
+  for (let w = 0; w < windows; w++) args[1 + keys + 6 + perWindow * w + 1] = 1;
   return args;
 }
 
@@ -62,7 +63,7 @@ async function seedOverrides(redis, engine, present) {
 }
 
 /**
- * @param scripts `[{ name, path, concurrency?, overrides?, fresh?, perWindow? }]`, each run with
+ * @param scripts `[{ name, path or lua, concurrency?, overrides?, fresh?, perWindow?, legacy? }]`, each run with
  *   decide.lua's arguments (with `concurrency`, those of the bench policy with a concurrency window
  *   added; with `overrides: true`, while an override of every bench key is stored; with `fresh: true`,
  *   a new principal on every call; with `denied: true`, every window's limit 1 (denials, counted in the
@@ -73,7 +74,7 @@ async function seedOverrides(redis, engine, present) {
 export async function measureScriptCost(redis, engine, scripts, { slices = 15, calls = 2000 } = {}) {
   const loaded = [];
   for (const s of scripts)
-    loaded.push({ ...s, sha: await redis.script('LOAD', readFileSync(s.path, 'utf8')) });
+    loaded.push({ ...s, sha: await redis.script('LOAD', s.lua ?? readFileSync(s.path, 'utf8')) });
   const samples = loaded.map(() => ({ evalsha: [], xadd: [] }));
   await redis.flushall();
   let fresh = 0;
@@ -81,8 +82,15 @@ export async function measureScriptCost(redis, engine, scripts, { slices = 15, c
     for (let i = 0; i < loaded.length; i++) {
       if (loaded[i].overrides) await seedOverrides(redis, engine, true);
       await redis.config('RESETSTAT');
-      const layout = loaded[i].perWindow === true ? decideArgsOneHashPerWindow : decideArgs;
-      const argsOf = loaded[i].denied === true ? (e, o) => limitsOfOne(layout(e, o)) : layout;
+      // Scripts written before the layout table take its legacy ARGV (`legacyArgv`).
+      const legacy = loaded[i].perWindow === true || loaded[i].legacy === true;
+      const layout =
+        loaded[i].perWindow === true
+          ? decideArgsOneHashPerWindow
+          : legacy
+            ? (e, o) => legacyArgv(decideArgs(e, o))
+            : decideArgs;
+      const argsOf = loaded[i].denied === true ? (e, o) => limitsOfOne(layout(e, o), legacy ? 5 : 6) : layout;
       for (let n = 0; n < calls; n += 100) {
         const pipeline = redis.pipeline();
         for (let j = 0; j < 100; j++)

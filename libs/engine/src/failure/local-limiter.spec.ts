@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalLimiter, UNFIT_RETRY_AFTER_MS, type LocalCheck } from './local-limiter';
-import { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from '../window-math';
+import { evaluateWindow } from '../algorithms/registry';
+import type { WindowMathSpec, WindowResult, WindowState } from '../window-math';
 
 const MINUTE = 60_000;
 /** A minute-aligned instant, so fixed windows start at T. */
@@ -37,6 +38,17 @@ describe(LocalLimiter.name, () => {
 
     expect(sut.shareOf(100)).toBe(33);
     expect(allowedCount(sut, check('a', fixed(100)), 100, T)).toBe(33);
+  });
+
+  it("shares a gcra window's burst as its limit: ⌊burst / share⌋ at once, then one per interval", () => {
+    // given 10 per second with a burst of 4, over 2 processes: 5 per second (T = 200 ms), 2 at once
+    const sut = new LocalLimiter({ share: 2, maxKeys: 10 });
+    const c = check('a', { name: 'w', algorithm: 'gcra', limit: 10, periodMs: 1_000, burst: 4 });
+
+    expect(allowedCount(sut, c, 5, T)).toBe(2);
+    const denied = sut.decide([c], 1, T);
+    expect(denied.kind === 'denied' && denied.results[0][0]).toMatchObject({ retryAfterMs: 200 });
+    expect(allowedCount(sut, c, 5, T + 200)).toBe(1);
   });
 
   it('denies every cost above the share (a share of 0 too) with a short retry, and answers peeks', () => {

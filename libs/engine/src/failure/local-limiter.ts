@@ -1,4 +1,6 @@
-import { evaluateWindow, type WindowMathSpec, type WindowResult, type WindowState } from '../window-math';
+import { capacityOf } from '@tally/policy';
+import { evaluateWindow } from '../algorithms/registry';
+import type { WindowMathSpec, WindowResult, WindowState } from '../window-math';
 
 /**
  * The bounded in-process limiter behind `on_backend_failure: local_fallback`. Pure: no I/O, the time
@@ -106,9 +108,12 @@ export class LocalLimiter {
       algorithm: window.algorithm,
       limit: this.shareOf(window.limit),
       periodMs: window.periodMs,
+      ...(window.burst !== undefined && { burst: this.shareOf(window.burst) }),
     };
-    if (cost <= spec.limit) return evaluateWindow(spec, state, nowMs, cost);
-    const peek = spec.limit === 0 ? undefined : evaluateWindow(spec, state, nowMs, 0);
+    // The most one decision can take: the limit, or a gcra window's burst (capacityOf).
+    const capacity = spec.limit === 0 ? 0 : capacityOf(spec);
+    if (cost <= capacity) return evaluateWindow(spec, state, nowMs, cost);
+    const peek = capacity === 0 ? undefined : evaluateWindow(spec, state, nowMs, 0);
     return {
       allowed: false,
       remaining: peek?.remaining ?? 0,

@@ -47,13 +47,13 @@ describe(planLease.name, () => {
 
 describe(parseDecideReply.name, () => {
   it("reads a lease's expiry after the windows' triples, and none without it", () => {
-    expect(parseDecideReply([1, 1000, 0, 0, '', 4, 30000, 0, 31000])).toMatchObject({
+    expect(parseDecideReply([1, 1000, 0, 0, '', 1, 4, 30000, 0, 1, 31000, 0])).toMatchObject({
       kind: 'allowed',
       windows: [{ remaining: 4, resetMs: 30000, wouldDeny: false }],
       leaseExpiresAt: 31000,
     });
-    expect(parseDecideReply([1, 1000, 0, 0, '', 4, 30000, 0])).not.toHaveProperty('leaseExpiresAt');
-    expect(parseDecideReply([2, 1000, 0, 0, '{}', 4, 30000, 0, 31000])).toMatchObject({
+    expect(parseDecideReply([1, 1000, 0, 0, '', 1, 4, 30000, 0, 0, 0])).not.toHaveProperty('leaseExpiresAt');
+    expect(parseDecideReply([2, 1000, 0, 0, '{}', 1, 4, 30000, 0, 1, 31000, 0])).toMatchObject({
       kind: 'replayed',
       leaseExpiresAt: 31000,
     });
@@ -61,9 +61,30 @@ describe(parseDecideReply.name, () => {
 
   it('reads counts of 2^52 and more, which decide.lua sends as decimal strings, exactly', () => {
     // one window: remaining 2^53 − 2; the overrides trailer: limit 2^53 − 1, version 7
-    const sut = parseDecideReply([1, 1000, 0, 0, '', '9007199254740990', 60000, 0, '9007199254740991', 7], 1);
+    const sut = parseDecideReply(
+      [1, 1000, 0, 0, '', 1, '9007199254740990', 60000, 0, 0, 1, '9007199254740991', 7],
+      1,
+    );
     expect(sut).toMatchObject({
       windows: [{ remaining: 9007199254740990, override: { limit: Number.MAX_SAFE_INTEGER, version: 7 } }],
     });
+  });
+
+  it('reads a lease and an override together by their counts, not by what is left over', () => {
+    // two windows; a lease; an override on both (limit, version each)
+    const sut = parseDecideReply([1, 1000, 0, 0, '', 2, 4, 30000, 0, 9, 500, 0, 1, 31000, 2, 5, 3, 10, 3], 2);
+    expect(sut).toMatchObject({
+      kind: 'allowed',
+      leaseExpiresAt: 31000,
+      windows: [
+        { remaining: 4, override: { limit: 5, version: 3 } },
+        { remaining: 9, override: { limit: 10, version: 3 } },
+      ],
+    });
+  });
+
+  it('refuses a reply whose counts do not add up to its length', () => {
+    expect(() => parseDecideReply([1, 1000, 0, 0, '', 1, 4, 30000, 0, 0, 0, 7])).toThrow('malformed');
+    expect(() => parseDecideReply([1, 1000, 0, 0, '', 1, 4, 30000, 0, 0, 0], 2)).toThrow('planned');
   });
 });

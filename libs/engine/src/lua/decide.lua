@@ -8,38 +8,72 @@ KEYS (all in one hash-tag slot {s<N>}, built by keys.ts):
                                          tally:v1:{s<N>}:pk:<policy>:<scope>:<key>
                  a sorted set of its own for a concurrency window
                                          tally:v1:{s<N>}:w:<policy>:<window>:<scope>:<key>
-  KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem.sha256:<scope>:<digest>        (only when ARGV[3] > 0)
+  KEYS[3+W]      idempotency record      tally:v1:{s<N>}:idem.sha256:<scope>:<digest>   (idempotency_ttl > 0)
+ARGV and the reply come in sections, in this order; a repeated section comes as many times as its
+count field says. algorithms/decide-layout.ts holds the same table (the encoder and the decoder use it,
+the script reads its positions from the `A_…`/`R_…` constants made from it, and a test compares it with
+this legend: a field line is `    <name>  <meaning>`).
 ARGV:
-  ARGV[1]  now ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
-  ARGV[2]  cost (integer >= 0, already validated: cost <= every enforce window's limit)
-  ARGV[3]  idempotency ttl ms; 0 = no idempotency key
-  ARGV[4]  request fingerprint (hex)
-  ARGV[5]  outbox payload JSON, beginning exactly with {"v":1,"outcome":"allowed",
-  ARGV[6]  W, the number of windows
-  then 5 per window i, at 6 + 5(i-1) + 1..5:
-    code       the algorithm's letter followed by the window's name (`tburst`, `fdaily`):
-               f = fixed_window, s = sliding_window, t = token_bucket, c = calendar_month
-               n = concurrency (period = lease TTL; see "Concurrency windows and leases" below)
-    limit      positive integer
-    period     ms
-    mode       0 = enforce; k > 0 = window of the k-th shadow policy
-    tag        <policy>|<key>|<reason>: the denial field without its second, for this window
-  then the overrides section (see "Overrides" below): P at 7 + 5W, then 3 per applicable policy;
-  then, when the decision takes a lease: its id and its release event payload.
+  header:
+    now             ms; '' = use the Redis clock (TIME). Tests pass a fixed value.
+    cost            integer >= 0, already validated: cost <= every enforce window's limit
+    idempotency_ttl ms; 0 = no idempotency key
+    fingerprint     the request's fingerprint (hex)
+    payload         outbox payload JSON, beginning exactly with {"v":1,"outcome":"allowed",
+    window_count    W, the number of windows
+  window (x window_count):
+    code            the algorithm's letter followed by the window's name (`tburst`, `fdaily`): the
+                    letters are the algorithm registry's (algorithms/registry.ts); n = concurrency
+                    (period = lease TTL; see "Concurrency windows and leases" below)
+    limit           positive integer
+    period          ms
+    mode            0 = enforce; k > 0 = window of the k-th shadow policy
+    tag             <policy>|<key>|<reason>: the denial field without its second, for this window
+    param           the algorithm's own parameter (the registry's `param`), 0 when it has none
+  overrides:
+    override_count  P, the applicable policies whose override is looked up (see "Overrides" below)
+  override (x override_count):
+    field           the policy key's field in the override hash
+    first           its first window (1-based)
+    count           its number of windows
+  leases:
+    lease_count     1 when the decision takes a lease (concurrency windows, cost > 0), else 0
+  lease (x lease_count):
+    id              the lease id
+    payload         its release event payload
   Optional keys after the idempotency record, in this order, each only when used:
-  KEYS[..]       the lease record         tally:v1:{s<N>}:lease:<decision id>   (concurrency windows, cost > 0)
-  KEYS[#KEYS]    the shard's override hash  tally:v1:{s<N>}:overrides                         (only when P > 0)
-Reply (array): status, now_ms, retry_after_ms, binding (1-based window, 0 = none), stored payload
-  ('' unless replayed), then per window: remaining, reset_ms, would_deny (0/1).
-  status: 0 denied, 1 allowed, 2 replayed (the stored decision; windows as stored), 3 idempotency
-  conflict, 4 peek (cost 0: nothing written).
-  An allowed decision that took a lease: then the lease's expiry (ms; also in a replay's windows).
-  When an override was in force (status 0, 1, 4): then per window its effective limit and the
-  version of its policy's override (0 = none).
+  KEYS[..]       the lease record         tally:v1:{s<N>}:lease:<decision id>   (lease_count = 1)
+  KEYS[#KEYS]    the shard's override hash  tally:v1:{s<N>}:overrides                (override_count > 0)
+Reply (array):
+  head:
+    status          0 denied, 1 allowed, 2 replayed (the stored decision; windows as stored), 3
+                    idempotency conflict (no windows), 4 peek (cost 0: nothing written)
+    now_ms          the decision's clock
+    retry_after_ms  denials: the binding window's wait
+    binding         1-based window, 0 = none
+    stored          the stored decision's payload ('' unless replayed)
+    window_count    the windows that follow (a replay's: those stored)
+  window (x window_count):
+    remaining       units left after this decision
+    reset_ms        ms until the window is back to its full limit
+    would_deny      0/1
+  leases:
+    lease_count     1 when an allowed decision took a lease (also in a replay of one), else 0
+  lease (x lease_count):
+    expires_ms      the lease's expiry (epoch ms)
+  overrides:
+    override_count  W when an override was in force (status 0, 1, 4), else 0
+  override (x override_count):
+    limit           the window's effective limit
+    version         the version of its policy's override (0 = none)
   Remaining and limits of 2^52 and more are decimal strings, not integers (see `reply_int`).
 
-Nothing here re-validates what TypeScript validated; the maths mirrors window-math.ts line by line.
+Nothing here re-validates what TypeScript validated. The algorithms' maths are pieces, one file per
+algorithm of the registry (lua/algorithms/*.lua, algorithms/registry.ts), spliced in where the
+`-- @algorithms` line stands when the script is loaded; each mirrors its TypeScript in window-math.ts line by line.
 --]]
+
+-- @layout: the A_… and R_… constants (decide-layout.ts) are put here when the script is loaded
 
 local PAYLOAD_PREFIX = '{"v":1,"outcome":"allowed",'
 local DAY_MS = 86400000
@@ -66,17 +100,45 @@ local floor = math.floor
 local ceil = math.ceil
 
 local now
-if ARGV[1] == '' then
+if ARGV[A_HEADER_NOW] == '' then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 else
-  now = tonumber(ARGV[1])
+  now = tonumber(ARGV[A_HEADER_NOW])
 end
-local cost = tonumber(ARGV[2])
-local idem_ttl = tonumber(ARGV[3])
-local fingerprint = ARGV[4]
-local payload = ARGV[5]
-local w_count = tonumber(ARGV[6])
+local cost = tonumber(ARGV[A_HEADER_COST])
+local idem_ttl = tonumber(ARGV[A_HEADER_IDEMPOTENCY_TTL])
+local fingerprint = ARGV[A_HEADER_FINGERPRINT]
+local payload = ARGV[A_HEADER_PAYLOAD]
+local w_count = tonumber(ARGV[A_HEADER_WINDOW_COUNT])
+-- ARGV: window i's field f is ARGV[AW + A_WINDOW_N * (i - 1) + f]; the override count comes after the
+-- windows, then the overrides, then the lease count and the lease (decide-layout.ts).
+local AW = A_HEADER_N
+local A_OV = AW + A_WINDOW_N * w_count + A_OVERRIDES_OVERRIDE_COUNT
+local ov_count = tonumber(ARGV[A_OV])
+local A_LEASE = A_OV + A_OVERRIDE_N * ov_count + A_LEASES_LEASE_COUNT
+-- Reply: window i's field f is reply[RW + R_WINDOW_N * (i - 1) + f].
+local RW = R_HEAD_N
+
+-- The sections after the windows: the lease (its expiry, or nil) and the overrides (an array of
+-- limit, version per window, or nil), each preceded by its count.
+local function reply_tail(reply, lease_expires, overrides)
+  local n = #reply
+  if lease_expires then
+    reply[n + 1], reply[n + 2] = 1, lease_expires
+    n = n + 2
+  else
+    reply[n + 1] = 0
+    n = n + 1
+  end
+  if overrides then
+    reply[n + 1] = #overrides / R_OVERRIDE_N
+    for k = 1, #overrides do reply[n + 1 + k] = overrides[k] end
+  else
+    reply[n + 1] = 0
+  end
+  return reply
+end
 
 -- Idempotency replay comes first: a retried request gets the stored decision and consumes nothing.
 local idem_key = nil
@@ -87,7 +149,7 @@ if idem_ttl > 0 and cost > 0 then
     local nl1 = string.find(stored, '\n', 1, true)
     local nl2 = string.find(stored, '\n', nl1 + 1, true)
     if string.sub(stored, 1, nl1 - 1) ~= fingerprint then
-      return { 3, now, 0, 0, '' }
+      return { 3, now, 0, 0, '', 0, 0, 0 }
     end
     -- Rewrites the record's own expiry (unchanged): a write, so it is replicated and durable mode's
     -- WAIT, which covers what this connection wrote, covers the stored decision this replay answers
@@ -95,65 +157,46 @@ if idem_ttl > 0 and cost > 0 then
     -- (A record always has one; without it, PEXPIREAT -1 would delete it, so none is written.)
     local expires = redis.call('PEXPIRETIME', idem_key)
     if expires > 0 then redis.call('PEXPIREAT', idem_key, expires) end
-    local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1) }
-    for _, v in ipairs(cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))) do
-      reply[#reply + 1] = reply_int(v)
-    end
-    return reply
+    -- The record holds the windows' values, then the lease's expiry when the decision took one
+    -- (its own format, older than the reply's counts: the odd value out is the expiry).
+    local values = cjson.decode(string.sub(stored, nl1 + 1, nl2 - 1))
+    local stored_w = floor(#values / R_WINDOW_N)
+    local reply = { 2, now, 0, 0, string.sub(stored, nl2 + 1), stored_w }
+    for k = 1, stored_w * R_WINDOW_N do reply[RW + k] = reply_int(values[k]) end
+    return reply_tail(reply, values[stored_w * R_WINDOW_N + 1], nil)
   end
 end
 
--- UTC months (Howard Hinnant's civil-from-days), copied from utc-month.ts.
-local function days_from_civil(year, month, day)
-  local y = year
-  if month <= 2 then y = year - 1 end
-  local era = floor(y / 400)
-  local yoe = y - era * 400
-  local mshift = month + 9
-  if month > 2 then mshift = month - 3 end
-  local doy = floor((153 * mshift + 2) / 5) + day - 1
-  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
-
-local function utc_month(ms)
-  local z = floor(ms / DAY_MS) + 719468
-  local era = floor(z / 146097)
-  local doe = z - era * 146097
-  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
-  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
-  local mp = floor((5 * doy + 2) / 153)
-  local month = mp - 9
-  if mp < 10 then month = mp + 3 end
-  local year = yoe + era * 400
-  if month <= 2 then year = year + 1 end
-  local ny, nm = year, month + 1
-  if month == 12 then ny, nm = year + 1, 1 end
-  return year * 12 + month - 1, days_from_civil(ny, nm, 1) * DAY_MS
-end
+-- The algorithms, by their letter (the first character of a window's `code`): their pieces
+-- (lua/algorithms/*.lua, listed by algorithms/registry.ts) are spliced in below as
+--   alg_read(alg, v) -> s1, s2, s3: a stored value as numbers (nil when not this algorithm's shape);
+--   alg_eval(alg, limit, period, param, s1, s2, s3, cost) -> allowed, remaining, reset_ms, retry_ms,
+--     keep, x, y, z (see evaluate() below);
+--   alg_pack(alg, x, y, z) -> the stored value; ALG_SLACK[alg]: periods the hash is kept past keep.
+-- One function per step with a branch per algorithm, not a table of closures: the script runs its
+-- whole text on every call, and a closure per algorithm would be made (and collected) every time.
+-- Concurrency ('n') is the section "Concurrency windows and leases" of this frame.
+-- @algorithms: the pieces (lua/algorithms/*.lua, listed by algorithms/registry.ts) are put here
 
 -- ===== Policy state hashes (docs/adr/0008-one-hash-per-policy-key.md) ==========================
 -- The rate windows of one policy key share one hash (KEYS[2+i] is the same key for each of them): one
 -- HMGET reads them all, one HSET writes them back. Fields:
---   <window name>  the window's state, packed: `<b>:<c>` (fixed_window, calendar_month: bucket index,
---                  units in it), `<b>:<c>:<p>` (sliding_window: + the previous bucket's units),
---                  `t<tokens * period>:<ts>` (token_bucket)
+--   <window name>  the window's state, packed as its algorithm's piece writes it (`alg_pack`) and
+--                  reads it (`alg_read`: a value of another shape reads as no state)
 --   _e             until when (epoch ms, the script's clock) the hash is kept: its expiry as last set
 --                  (`_` never begins a window name)
 -- A window's state must outlive its use (`keep`, from evaluate()); PEXPIRE runs only when some window
 -- needs the hash past `_e`, which a counter does once per bucket and a token bucket once per period
--- (it is then kept a period longer than it needs: the slack that spares the other writes).
--- Decoding mirrors the former one-hash-per-window fields: the counters read each other's `<b>:<c>`
--- (a reload that changes fixed_window to sliding_window keeps the count), a token bucket never reads a
--- counter's state nor a counter a token bucket's (it starts afresh).
+-- (it is then kept a period longer than it needs: the piece's slack, which spares the other writes).
 
 -- ===== Fast path (docs/adr/0008-one-hash-per-policy-key.md) =====================================
 -- The usual decision in the fewest steps: cost > 0, no idempotency key, every window a rate window
 -- of one policy key (one state hash), no override stored for it, and every window allows. It commits
 -- what the general path below would (every window, shadow ones too: none would deny), with the same
 -- reply and outbox entry, before the general path's closures and tables are even made: Lua time is
--- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is
--- evaluate()'s allowed branches, inlined; engine.test.ts walks both paths against window-math.ts.
+-- most of the script's Redis time (docs/benchmarks.md, "decide.lua per call"). The maths is the
+-- pieces' (the same functions as the general path's); the parity test walks both paths against
+-- window-math.ts.
 -- When a window denies, "Fast path, denied" (after evaluate()) answers an enforce policy's denial;
 -- anything else falls through to the general path. Both reuse the reads made here (FAST_OV, FAST_ST),
 -- and nothing is written before a fall-through.
@@ -162,18 +205,16 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
   local key, names = KEYS[3], {}
   local fast = true
   for i = 1, w_count do
-    local code = ARGV[6 + 5 * (i - 1) + 1]
+    local code = ARGV[AW + A_WINDOW_N * (i - 1) + A_WINDOW_CODE]
     if KEYS[2 + i] ~= key or string.byte(code) == 110 then -- another key, or 'n' (a concurrency window)
       fast = false
       break
     end
     names[i] = string.sub(code, 2)
   end
-  local base = 7 + 5 * w_count
-  local p = tonumber(ARGV[base]) or 0
-  if fast and p > 1 then fast = false end
-  if fast and p == 1 then
-    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[base + 1])
+  if fast and ov_count > 1 then fast = false end
+  if fast and ov_count == 1 then
+    FAST_OV = redis.call('HMGET', KEYS[#KEYS], ARGV[A_OV + A_OVERRIDE_FIELD])
     if FAST_OV[1] then fast = false end
   end
   local values
@@ -182,75 +223,28 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
     values = redis.call('HMGET', key, unpack(names))
     FAST_ST, FAST_NAMES = values, names
   end
-  local writes, reply, results = {}, { 1, now, 0, 0, '' }, {}
+  local writes, reply, results = {}, { 1, now, 0, 0, '', w_count }, {}
   local need, keep_to = 0, 0
   for i = 1, fast and w_count or 0 do
-    local a = 6 + 5 * (i - 1)
-    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-    local v = values[i]
-    local remaining, reset_ms, keep, until_ms, value
-    if alg == 't' then
-      local capacity = limit * period
-      local level, stt, sts = capacity, nil, nil
-      if v then stt, sts = string.match(v, '^t(%d+):(%d+)$') end
-      stt, sts = tonumber(stt), tonumber(sts)
-      if stt then level = math.min(capacity, stt + math.max(0, now - sts) * limit) end
-      local after = level - cost * period
-      if after < 0 then
-        fast = false
-        break
-      end
-      local ts = now
-      if sts and sts > now then ts = sts end
-      remaining, reset_ms, keep = floor(after / period), ceil((capacity - after) / limit), now + period
-      value, until_ms = format('t%d:%d', after, ts), keep + period
-    else
-      local sb, sc, sp
-      if v then sb, sc, sp = string.match(v, '^(%d+):(%d+):?(%d*)$') end
-      sb, sc, sp = tonumber(sb), tonumber(sc), tonumber(sp)
-      local bucket
-      if alg == 'c' then
-        local end_ms
-        bucket, end_ms = utc_month(now)
-        reset_ms, keep = end_ms - now, end_ms + DAY_MS
-      else
-        bucket = floor(now / period)
-        reset_ms, keep = (bucket + 1) * period - now, (bucket + 2) * period
-        if sb ~= bucket then keep = now + 2 * period end
-      end
-      if alg == 's' then
-        local to_end = reset_ms
-        local prev, cur = 0, 0
-        if sb == bucket then
-          prev, cur = sp or 0, sc or 0
-        elseif sb == bucket - 1 then
-          prev = sc or 0
-        end
-        local weighted = prev * to_end + cur * period
-        if weighted + cost * period > limit * period then
-          fast = false
-          break
-        end
-        remaining = math.max(0, floor((limit * period - weighted - cost * period) / period))
-        reset_ms = to_end + period
-        value = format('%d:%d:%d', bucket, cur + cost, prev)
-      else
-        local count = 0
-        if sb == bucket then count = sc or 0 end
-        if count + cost > limit then
-          fast = false
-          break
-        end
-        remaining = limit - count - cost
-        value = format('%d:%d', bucket, count + cost)
-      end
-      until_ms = keep
+    local a = AW + A_WINDOW_N * (i - 1)
+    local alg = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1)
+    local period = tonumber(ARGV[a + A_WINDOW_PERIOD])
+    local s1, s2, s3
+    if values[i] then s1, s2, s3 = alg_read(alg, values[i]) end
+    local ok, remaining, reset_ms, _, keep, x, y, z =
+      alg_eval(alg, tonumber(ARGV[a + A_WINDOW_LIMIT]), period, tonumber(ARGV[a + A_WINDOW_PARAM]), s1, s2, s3, cost)
+    if not ok then
+      fast = false
+      break
     end
+    local value, until_ms = alg_pack(alg, x, y, z), keep + ALG_SLACK[alg] * period
     if keep > need then need = keep end
     if until_ms > keep_to then keep_to = until_ms end
     writes[2 * i - 1], writes[2 * i] = names[i], value
     -- `reply_int`, inlined: the fast path spares itself a call per window
-    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining < BIG and remaining or num(remaining), reset_ms, 0
+    local r = RW + R_WINDOW_N * (i - 1)
+    reply[r + R_WINDOW_REMAINING], reply[r + R_WINDOW_RESET_MS], reply[r + R_WINDOW_WOULD_DENY] =
+      remaining < BIG and remaining or num(remaining), reset_ms, 0
     results[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":false}', remaining, reset_ms)
   end
   if fast then
@@ -262,6 +256,8 @@ if cost > 0 and idem_ttl == 0 and w_count > 0 then
       redis.call('HSET', key, unpack(writes))
     end
     redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', '[' .. table.concat(results, ',') .. ']')
+    -- no lease (no concurrency window), no override (none stored): both counts 0
+    reply[#reply + 1], reply[#reply + 2] = 0, 0
     return reply
   end
 end
@@ -282,16 +278,13 @@ end
 -- The lease lasts the shortest lease TTL (period) among the decision's concurrency windows.
 local lease_ttl = nil
 local lease_keys = nil
--- Where the lease's key and arguments are: the override section (P policies, see "Overrides") comes
--- first in ARGV and its hash last in KEYS, so the lease id is ARGV[lease_arg + 1], its payload
--- ARGV[lease_arg + 2], and the record the key before the override hash when there is one.
-local lease_overrides = tonumber(ARGV[7 + 5 * w_count]) or 0
-local lease_arg = 7 + 5 * w_count + 3 * lease_overrides
-local lease_record = #KEYS - (lease_overrides > 0 and 1 or 0)
+-- Where the lease's key is: the override hash is the last key when there is one, so the record is
+-- the key before it (its id and payload are the ARGV section `lease`, at A_LEASE).
+local lease_record = #KEYS - (ov_count > 0 and 1 or 0)
 for i = 1, w_count do
-  local a = 6 + 5 * (i - 1)
-  if string.sub(ARGV[a + 1], 1, 1) == 'n' then
-    local p = tonumber(ARGV[a + 3])
+  local a = AW + A_WINDOW_N * (i - 1)
+  if string.sub(ARGV[a + A_WINDOW_CODE], 1, 1) == 'n' then
+    local p = tonumber(ARGV[a + A_WINDOW_PERIOD])
     if not lease_ttl or p < lease_ttl then lease_ttl = p end
   end
 end
@@ -347,116 +340,37 @@ end
 local function conc_commit(key, inflight, expired, times)
   if expired > 0 then redis.call('ZREMRANGEBYSCORE', key, '(0', now) end
   local expires = now + lease_ttl
-  redis.call('ZADD', key, expires, ARGV[lease_arg + 1] .. '|' .. num(cost), num(-(inflight + cost)), '#')
+  redis.call('ZADD', key, expires, ARGV[A_LEASE + A_LEASE_ID] .. '|' .. num(cost), num(-(inflight + cost)), '#')
   -- The set outlives its longest lease (a reload may have shortened the TTL since an older one).
   redis.call('PEXPIRE', key, math.max(expires, times[3]) - now)
   lease_keys = lease_keys or {}
   lease_keys[#lease_keys + 1] = key
 end
 
--- After an allowed commit: writes the lease record and appends the lease's expiry to the reply (the
--- idempotency record stores it with the windows, so a replay answers the same lease).
-local function lease_finish(reply)
-  if not lease_keys then return end
+-- After an allowed commit: writes the lease record and returns the lease's expiry for the reply (the
+-- idempotency record stores it with the windows, so a replay answers the same lease); nil without one.
+local function lease_finish()
+  if not lease_keys then return nil end
   local expires = now + lease_ttl
   -- Kept one TTL past the expiry: a late release is told "expired", not "unknown".
   redis.call('SET', KEYS[lease_record], num(expires) .. '\n' .. num(cost) .. '\n\n' .. table.concat(lease_keys, '\t')
-    .. '\n' .. ARGV[lease_arg + 2], 'PX', 2 * lease_ttl)
-  reply[#reply + 1] = expires
+    .. '\n' .. ARGV[A_LEASE + A_LEASE_PAYLOAD], 'PX', 2 * lease_ttl)
+  return expires
 end
 -- ===== end of concurrency windows and leases ===================================================
 
 -- Evaluate one window without writing. Returns allowed, remaining, reset_ms, retry_ms, keep (until when,
--- epoch ms, its state must be kept: see "Policy state hashes") and the
--- values to write on commit (x, y, z: b, c, p for the counters; t, ts for the token bucket), as plain
--- return values: this runs for every window of every decision, and a table per window is garbage the
--- script's Lua GC pays for on later calls (docs/benchmarks.md, "decide.lua per call").
+-- epoch ms, its state must be kept: see "Policy state hashes") and the values to write on commit (x,
+-- y, z: what the piece's `alg_pack` takes), as plain return values: this runs for every window of every
+-- decision, and a table per window is garbage the script's Lua GC pays for on later calls
+-- (docs/benchmarks.md, "decide.lua per call").
 -- Shared meaning: remaining is what is left after this decision (after the commit when allowed);
 -- reset_ms is the time until the window is back to its full limit; retry_ms (denials) the earliest
 -- wait after which the same cost fits, exact and never early.
-local function counter(cost, limit, sb, sc, bucket, reset_ms, keep)
-  local count = 0
-  if sb == bucket then count = sc or 0 end
-  if count + cost > limit then
-    -- retry = reset: the next bucket starts empty.
-    return false, math.max(0, limit - count), reset_ms, reset_ms, keep
-  end
-  return true, limit - count - cost, reset_ms, 0, keep, bucket, count + cost
-end
-
--- s1..s3: the window's stored fields as numbers (or nil), in the order `fields_of` reads them.
-local function evaluate(alg, limit, period, s1, s2, s3, cost)
+-- s1..s3: the window's stored fields as numbers (or nil), as the piece's `read` returns them.
+local function evaluate(alg, limit, period, param, s1, s2, s3, cost)
   if alg == 'n' then return conc_evaluate(limit, s1, s3, cost) end
-  if alg == 'f' then
-    -- Aligned to epoch multiples of the period; the bucket ends at (b + 1) * period.
-    -- Kept two periods from the write that begins a bucket (past the bucket's end, which is all a
-    -- later write of it needs): the expiry is then extended once per bucket, not per write.
-    local bucket = floor(now / period)
-    local keep = (bucket + 2) * period
-    if s1 ~= bucket then keep = now + 2 * period end
-    return counter(cost, limit, s1, s2, bucket, (bucket + 1) * period - now, keep)
-  elseif alg == 'c' then
-    -- The state matters until the month ends; a day of slack for a clock running slightly late.
-    local index, end_ms = utc_month(now)
-    return counter(cost, limit, s1, s2, index, end_ms - now, end_ms + DAY_MS)
-  elseif alg == 's' then
-    -- estimate = prev * (P - e) / P + cur, all kept multiplied by P so it stays integer:
-    -- allowed iff prev * (P - e) + (cur + cost) * P <= limit * P.
-    local sb, sc, sp = s1, s2, s3
-    local bucket = floor(now / period)
-    local to_end = period - (now - bucket * period)
-    local prev, cur = 0, 0
-    if sb == bucket then
-      prev, cur = sp or 0, sc or 0
-    elseif sb == bucket - 1 then
-      prev = sc or 0
-    end
-    local weighted = prev * to_end + cur * period
-    local allowed = weighted + cost * period <= limit * period
-    local spent = 0
-    if allowed then spent = cost end
-    local after = cur + spent
-    local remaining = math.max(0, floor((limit * period - weighted - spent * period) / period))
-    -- cur slides out one period after the current bucket ends; prev alone is gone when it ends.
-    local reset_ms = 0
-    if after > 0 then reset_ms = to_end + period elseif prev > 0 then reset_ms = to_end end
-    if not allowed then
-      local retry
-      if cur + cost <= limit then
-        -- prev's weight alone must shrink: t = (P - e) - floor((limit - cur - cost) * P / prev).
-        retry = to_end - floor((limit - cur - cost) * period / prev)
-      else
-        -- next bucket, where cur becomes prev: x = P - floor((limit - cost) * P / cur).
-        retry = to_end + math.max(0, period - floor((limit - cost) * period / cur))
-      end
-      return false, remaining, reset_ms, retry, (bucket + 2) * period
-    end
-    -- As for a fixed window: two periods from the write that begins a bucket, which outlives its use
-    -- as `prev`; a later write of the bucket needs no more than the next bucket's end.
-    local keep = (bucket + 2) * period
-    if sb ~= bucket then keep = now + 2 * period end
-    return true, remaining, reset_ms, 0, keep, bucket, after, prev
-  else
-    -- Token bucket: tokens kept * P, so refilling e ms adds exactly e * limit units.
-    local stt, sts = s1, s2
-    local capacity = limit * period
-    local level = capacity
-    if stt then
-      local elapsed = 0
-      if sts then elapsed = math.max(0, now - sts) end
-      level = math.min(capacity, stt + elapsed * limit)
-    end
-    local need = cost * period
-    if level < need then
-      -- wait until need - level has refilled at `limit` per ms.
-      return false, floor(level / period), ceil((capacity - level) / limit), ceil((need - level) / limit), now + period
-    end
-    local after = level - need
-    local ts = now
-    if sts and sts > now then ts = sts end
-    -- Full again within a period: the state matters until then.
-    return true, floor(after / period), ceil((capacity - after) / limit), 0, now + period, after, ts
-  end
+  return alg_eval(alg, limit, period, param, s1, s2, s3, cost)
 end
 
 
@@ -466,44 +380,45 @@ end
 -- have allowed report their state untouched, the denial counted per second, key and reason), with
 -- evaluate() and the reads the fast path made, without the general path's tables per window. A
 -- shadow policy that would deny goes on to the general path (it commits nothing and allows).
-if FAST_ST and ARGV[10] == '0' then -- ARGV[10]: the mode of window 1, that of its one policy
+if FAST_ST and ARGV[AW + A_WINDOW_MODE] == '0' then -- the mode of window 1, that of its one policy
   local values = FAST_ST
-  local reply, binding, binding_retry = { 0, now, 0, 0, '' }, 0, -1
+  local reply, binding, binding_retry = { 0, now, 0, 0, '', w_count }, 0, -1
   for i = 1, w_count do
-    local a = 6 + 5 * (i - 1)
-    local alg, limit, period = string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-    local v, s1, s2, s3 = values[i], nil, nil, nil
-    if v then
-      if alg == 't' then s1, s2 = string.match(v, '^t(%d+):(%d+)$') else s1, s2, s3 = string.match(v, '^(%d+):(%d+):?(%d*)$') end
-      s1, s2, s3 = tonumber(s1), tonumber(s2), tonumber(s3)
-    end
-    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, s1, s2, s3, cost)
+    local a = AW + A_WINDOW_N * (i - 1)
+    local alg, limit, period, param = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]),
+      tonumber(ARGV[a + A_WINDOW_PERIOD]), tonumber(ARGV[a + A_WINDOW_PARAM])
+    local s1, s2, s3
+    if values[i] then s1, s2, s3 = alg_read(alg, values[i]) end
+    local ok, remaining, reset_ms, retry = evaluate(alg, limit, period, param, s1, s2, s3, cost)
     if ok then
       -- Allowed alone, not committed: its state as it is (cost 0).
-      local _, left, reset = evaluate(alg, limit, period, s1, s2, s3, 0)
+      local _, left, reset = evaluate(alg, limit, period, param, s1, s2, s3, 0)
       remaining, reset_ms = left, reset
     elseif retry > binding_retry then
       -- The binding window is the denying one with the longest wait, as in the general path.
       binding, binding_retry = i, retry
     end
-    reply[3 * i + 3], reply[3 * i + 4], reply[3 * i + 5] = remaining, reset_ms, ok and 0 or 1
+    local r = RW + R_WINDOW_N * (i - 1)
+    reply[r + R_WINDOW_REMAINING], reply[r + R_WINDOW_RESET_MS], reply[r + R_WINDOW_WOULD_DENY] =
+      remaining, reset_ms, ok and 0 or 1
   end
   if binding > 0 then
-    local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+    local field = floor(now / 1000) .. '|' .. ARGV[AW + A_WINDOW_N * (binding - 1) + A_WINDOW_TAG]
     local reason = string.match(field, '|([^|]*)$')
     if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
       -- The sample's window results, as the outbox `r` (only the first denial of a second needs them).
       local views = {}
       for i = 1, w_count do
-        views[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":%s}', reply[3 * i + 3], reply[3 * i + 4],
-          reply[3 * i + 5] == 1 and 'true' or 'false')
+        local r = RW + R_WINDOW_N * (i - 1)
+        views[i] = format('{"remaining":%d,"reset_ms":%d,"would_deny":%s}', reply[r + R_WINDOW_REMAINING],
+          reply[r + R_WINDOW_RESET_MS], reply[r + R_WINDOW_WOULD_DENY] == 1 and 'true' or 'false')
       end
       redis.call('HSET', KEYS[2],
         field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
         field .. '#r', '[' .. table.concat(views, ',') .. ']')
     end
-    reply[3], reply[4] = binding_retry, binding
-    return reply
+    reply[R_HEAD_RETRY_AFTER_MS], reply[R_HEAD_BINDING] = binding_retry, binding
+    return reply_tail(reply, nil, nil)
   end
 end
 -- ===== end of fast path, denied ==================================================================
@@ -522,7 +437,7 @@ else
   SG, SP = {}, {}
   local g, last = 0, nil
   for i = 1, w_count do
-    local code = ARGV[6 + 5 * (i - 1) + 1]
+    local code = ARGV[AW + A_WINDOW_N * (i - 1) + A_WINDOW_CODE]
     if string.byte(code) ~= 110 then -- not 'n': a concurrency window's sorted set is conc_read's
       local key = KEYS[2 + i]
       if key ~= last then
@@ -549,12 +464,7 @@ local function state_of(i, alg)
   local v
   if SG then v = SV[SG[i]][SP[i]] else v = SV[1][i] end
   if not v then return nil end
-  if alg == 't' then
-    local t, ts = string.match(v, '^t(%d+):(%d+)$')
-    return tonumber(t), tonumber(ts)
-  end
-  local b, c, p = string.match(v, '^(%d+):(%d+):?(%d*)$')
-  return tonumber(b), tonumber(c), tonumber(p)
+  return alg_read(alg, v)
 end
 
 -- Per group: HSET arguments, the latest `keep` of its windows, and the expiry to set if that is past _e.
@@ -562,23 +472,15 @@ local SW, SN, SX = {}, {}, {}
 local function state_put(i, alg, period, keep, x, y, z)
   local g, pos = 1, i
   if SG then g, pos = SG[i], SP[i] end
-  -- One format() per value: formatting numbers is most of a write's Lua time.
-  local value
-  if alg == 't' then
-    value = format('t%d:%d', x, y)
-  elseif alg == 's' then
-    value = format('%d:%d:%d', x, y, z)
-  else
-    value = format('%d:%d', x, y)
-  end
+  -- One format() per value (the piece's `pack`): formatting numbers is most of a write's Lua time.
+  local value = alg_pack(alg, x, y, z)
   local w = SW[g]
   if w then
     w[#w + 1], w[#w + 2] = SF[g][pos], value
   else
     SW[g] = { SF[g][pos], value }
   end
-  local until_ms = keep
-  if alg == 't' then until_ms = keep + period end
+  local until_ms = keep + ALG_SLACK[alg] * period
   if not SN[g] or keep > SN[g] then SN[g] = keep end
   if not SX[g] or until_ms > SX[g] then SX[g] = until_ms end
 end
@@ -607,17 +509,16 @@ end
 -- which this script never reads. A limit of 0 anywhere blocks the key: every window of the policy
 -- denies with the reason `blocked`. An expired override is ignored, and removed by a decision that
 -- writes (a peek writes nothing).
--- ARGV[7 + 5W] = P (0: no lookup at all), then per applicable policy: field, first window, count.
+-- ARGV: the override count P (0: no lookup at all), then per applicable policy: field, first window, count.
 local OV, OV_VERSION, OV_BLOCK = nil, nil, nil
 -- A block without expiry: retry_after_ms of a day (lifting it takes a person, not a wait).
 local OV_BLOCK_RETRY_MS = DAY_MS
 do
-  local base = 7 + 5 * w_count
-  local p = tonumber(ARGV[base]) or 0
+  local p = ov_count
   if p > 0 then
     local ov_key = KEYS[#KEYS]
     local fields = {}
-    for j = 1, p do fields[j] = ARGV[base + 3 * j - 2] end
+    for j = 1, p do fields[j] = ARGV[A_OV + A_OVERRIDE_N * (j - 1) + A_OVERRIDE_FIELD] end
     local values = FAST_OV or redis.call('HMGET', ov_key, unpack(fields)) -- read by the fast path
     for j = 1, p do
       local v = values[j]
@@ -630,7 +531,8 @@ do
           OV, OV_VERSION = OV or {}, OV_VERSION or {}
           local list = ',' .. limits .. ','
           local blocked = string.find(list, '=0,', 1, true) ~= nil
-          local first, count = tonumber(ARGV[base + 3 * j - 1]), tonumber(ARGV[base + 3 * j])
+          local o = A_OV + A_OVERRIDE_N * (j - 1)
+          local first, count = tonumber(ARGV[o + A_OVERRIDE_FIRST]), tonumber(ARGV[o + A_OVERRIDE_COUNT])
           for i = first, first + count - 1 do
             OV_VERSION[i] = tonumber(version)
             if blocked then
@@ -639,7 +541,7 @@ do
               if expires then OV_BLOCK[i] = expires - now else OV_BLOCK[i] = OV_BLOCK_RETRY_MS end
             else
               -- The window's name, after its algorithm's letter (ARGV legend).
-              local name = string.sub(ARGV[6 + 5 * (i - 1) + 1], 2)
+              local name = string.sub(ARGV[AW + A_WINDOW_N * (i - 1) + A_WINDOW_CODE], 2)
               local at = string.find(list, ',' .. name .. '=', 1, true)
               if at then OV[i] = tonumber(string.match(list, '^(%d+)', at + #name + 2)) end
             end
@@ -650,16 +552,16 @@ do
   end
 end
 
--- The reply trailer when an override was in force: per window its effective limit and version.
-local function ov_trailer(reply)
-  if not OV_VERSION then return reply end
-  local n = #reply
+-- The reply's override section when an override was in force: per window its effective limit and
+-- version (nil when none was).
+local function ov_reply()
+  if not OV_VERSION then return nil end
+  local out = {}
   for i = 1, w_count do
-    reply[n + 1] = reply_int(OV[i] or tonumber(ARGV[6 + 5 * (i - 1) + 2]))
-    reply[n + 2] = OV_VERSION[i] or 0
-    n = n + 2
+    out[2 * i - 1] = reply_int(OV[i] or tonumber(ARGV[AW + A_WINDOW_N * (i - 1) + A_WINDOW_LIMIT]))
+    out[2 * i] = OV_VERSION[i] or 0
   end
-  return reply
+  return out
 end
 
 -- The extra fields of window i in the outbox `r` (and the denial sample): `limit` when overridden,
@@ -673,17 +575,18 @@ end
 -- ── end of Overrides ──────────────────────────────────────────────────────────────────────────────
 
 
--- Evaluate every window before writing anything. Per window i, flat in `R` at 10(i-1) + 1..10 (one
--- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset; and in
+-- Evaluate every window before writing anything. Per window i, flat in `R` at 11(i-1) + 1..11 (one
+-- table for the whole decision): alg, limit, period, mode, s1, s2, s3, ok, remaining, reset, param; and in
 -- `W` at 4(i-1) + 1..4 what commit writes: keep, x, y, z.
 local R, W = {}, {}
 local denied_enforced = false
 local shadow_denied = nil
 local binding, binding_retry = 0, -1
 for i = 1, w_count do
-  local a = 6 + 5 * (i - 1)
-  local alg, limit, period, mode =
-    string.sub(ARGV[a + 1], 1, 1), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local a = AW + A_WINDOW_N * (i - 1)
+  local alg, limit, period, mode = string.sub(ARGV[a + A_WINDOW_CODE], 1, 1), tonumber(ARGV[a + A_WINDOW_LIMIT]),
+    tonumber(ARGV[a + A_WINDOW_PERIOD]), tonumber(ARGV[a + A_WINDOW_MODE])
+  local param = tonumber(ARGV[a + A_WINDOW_PARAM])
   if OV and OV[i] then limit = OV[i] end -- an override's limit (section "Overrides")
   local s1, s2, s3
   if alg == 'n' then
@@ -696,11 +599,11 @@ for i = 1, w_count do
     -- Blocked by an override: denies whatever the state, until the block expires or is removed.
     ok, remaining, reset_ms, retry = false, 0, 0, OV_BLOCK[i]
   else
-    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, s1, s2, s3, cost)
+    ok, remaining, reset_ms, retry, keep, x, y, z = evaluate(alg, limit, period, param, s1, s2, s3, cost)
   end
-  local r = 10 * (i - 1)
-  R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10] =
-    alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms
+  local r = 11 * (i - 1)
+  R[r + 1], R[r + 2], R[r + 3], R[r + 4], R[r + 5], R[r + 6], R[r + 7], R[r + 8], R[r + 9], R[r + 10], R[r + 11] =
+    alg, limit, period, mode, s1, s2, s3, ok, remaining, reset_ms, param
   local wi = 4 * (i - 1)
   W[wi + 1], W[wi + 2], W[wi + 3], W[wi + 4] = keep, x, y, z
   if not ok then
@@ -719,18 +622,18 @@ end
 local function reply_windows(reply)
   local n = #reply
   for i = 1, w_count do
-    local r = 10 * (i - 1)
-    reply[n + 1], reply[n + 2] = reply_int(R[r + 9]), R[r + 10]
-    if R[r + 8] then reply[n + 3] = 0 else reply[n + 3] = 1 end
-    n = n + 3
+    local r = 11 * (i - 1)
+    reply[n + R_WINDOW_REMAINING], reply[n + R_WINDOW_RESET_MS] = reply_int(R[r + 9]), R[r + 10]
+    if R[r + 8] then reply[n + R_WINDOW_WOULD_DENY] = 0 else reply[n + R_WINDOW_WOULD_DENY] = 1 end
+    n = n + R_WINDOW_N
   end
   return reply
 end
 
 -- A window that allowed but is not committed reports its state as it is (its cost-0 view).
 local function uncommitted(i)
-  local r = 10 * (i - 1)
-  local _, remaining, reset_ms = evaluate(R[r + 1], R[r + 2], R[r + 3], R[r + 5], R[r + 6], R[r + 7], 0)
+  local r = 11 * (i - 1)
+  local _, remaining, reset_ms = evaluate(R[r + 1], R[r + 2], R[r + 3], R[r + 11], R[r + 5], R[r + 6], R[r + 7], 0)
   R[r + 9], R[r + 10] = remaining, reset_ms
 end
 
@@ -739,7 +642,7 @@ end
 local function window_results_json()
   local s = '['
   for i = 1, w_count do
-    local r = 10 * (i - 1)
+    local r = 11 * (i - 1)
     if i > 1 then s = s .. ',' end
     s = s .. format('{"remaining":%d,"reset_ms":%d,"would_deny":%s%s}', R[r + 9], R[r + 10],
       R[r + 8] and 'false' or 'true', ov_result_json(i))
@@ -748,13 +651,13 @@ local function window_results_json()
 end
 
 if cost == 0 then
-  return ov_trailer(reply_windows({ 4, now, 0, 0, '' }))
+  return reply_tail(reply_windows({ 4, now, 0, 0, '', w_count }), nil, ov_reply())
 end
 
 if denied_enforced and OV_BLOCK then
   -- A blocked enforce window binds (its reason is the answer), waiting at least as long as any other.
   for i = 1, w_count do
-    if OV_BLOCK[i] and R[10 * (i - 1) + 4] == 0 then
+    if OV_BLOCK[i] and R[11 * (i - 1) + 4] == 0 then
       binding, binding_retry = i, math.max(binding_retry, OV_BLOCK[i])
       break
     end
@@ -764,12 +667,12 @@ end
 if denied_enforced then
   -- Nothing is committed: windows that would have allowed report their state untouched too.
   for i = 1, w_count do
-    if R[10 * (i - 1) + 8] then uncommitted(i) end
+    if R[11 * (i - 1) + 8] then uncommitted(i) end
   end
   -- A denial consumes nothing anywhere and stores no idempotency record; it is only counted, coalesced
   -- per second, key and reason, with the first denial's payload (#p) and window results (#r) as the
   -- sample for the audit trail.
-  local field = floor(now / 1000) .. '|' .. ARGV[6 + 5 * (binding - 1) + 5]
+  local field = floor(now / 1000) .. '|' .. ARGV[AW + A_WINDOW_N * (binding - 1) + A_WINDOW_TAG]
   if OV_BLOCK and OV_BLOCK[binding] then field = string.gsub(field, '|[^|]*$', '|blocked') end
   local reason = string.match(field, '|([^|]*)$')
   if redis.call('HINCRBY', KEYS[2], field, 1) == 1 then
@@ -777,13 +680,13 @@ if denied_enforced then
       field .. '#p', '{"v":1,"outcome":"denied","reason":"' .. reason .. '",' .. string.sub(payload, #PAYLOAD_PREFIX + 1),
       field .. '#r', window_results_json())
   end
-  return ov_trailer(reply_windows({ 0, now, binding_retry, binding, '' }))
+  return reply_tail(reply_windows({ 0, now, binding_retry, binding, '', w_count }), nil, ov_reply())
 end
 
 -- Commit. A shadow policy commits only if all of its windows allow: it simulates enforcement exactly
 -- (an enforced policy that denies consumes nothing from any of its windows), but it never denies.
 for i = 1, w_count do
-  local r, wi = 10 * (i - 1), 4 * (i - 1)
+  local r, wi = 11 * (i - 1), 4 * (i - 1)
   local mode = R[r + 4]
   if mode == 0 or not (shadow_denied and shadow_denied[mode]) then
     if R[r + 1] == 'n' then
@@ -798,14 +701,15 @@ for i = 1, w_count do
 end
 state_flush()
 
-local reply = reply_windows({ 1, now, 0, 0, '' })
-lease_finish(reply)
+local reply = reply_windows({ 1, now, 0, 0, '', w_count })
+local lease_expires = lease_finish()
 if idem_key then
-  -- The windows as a JSON array of integers, by hand: cjson writes numbers with 14 digits (1e14 and
-  -- up lose their last digits), and `reply_int` made the largest strings.
+  -- The windows (then the lease's expiry) as a JSON array of integers, by hand: cjson writes numbers
+  -- with 14 digits (1e14 and up lose their last digits), and `reply_int` made the largest strings.
   local windows = {}
-  for k = 6, #reply do windows[k - 5] = num(tonumber(reply[k])) end
+  for k = RW + 1, #reply do windows[k - RW] = num(tonumber(reply[k])) end
+  if lease_expires then windows[#windows + 1] = num(lease_expires) end
   redis.call('SET', idem_key, fingerprint .. '\n[' .. table.concat(windows, ',') .. ']\n' .. payload, 'PX', idem_ttl)
 end
 redis.call('XADD', KEYS[1], '*', 'p', payload, 't', num(now), 'r', window_results_json())
-return ov_trailer(reply)
+return reply_tail(reply, lease_expires, ov_reply())

@@ -1,4 +1,4 @@
-import { valueProblem, type Policy, type PolicySet } from '@tally/policy';
+import { scaleBound, valueProblem, type Policy, type PolicySet } from '@tally/policy';
 import type { OverrideChange, OverrideTarget } from './override.types';
 
 /**
@@ -18,11 +18,6 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; errors: FieldProb
 /** The key of a policy whose `key` is `[]` (one counter per tenant) in a URL, where '' cannot be a segment. */
 export const EMPTY_KEY = '-';
 export const MAX_REASON_LENGTH = 500;
-/** As policy-file.checks.ts: token_bucket and sliding_window do their maths in limit × period (× 3). */
-const SCALED: Readonly<Partial<Record<Policy['windows'][number]['algorithm'], number>>> = {
-  token_bucket: 1,
-  sliding_window: 3,
-};
 const TOKEN_HASH = /^t_[A-Za-z0-9_-]{22}$/;
 const ESCAPES = /%(25|3A|7B|7D)/g;
 const SPECIALS = /[%:{}]/g;
@@ -120,10 +115,9 @@ export function checkChange(
     } else if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
       errors.push({ path, message: 'must be a whole number ≥ 0 (0 blocks the key)' });
     } else {
-      const factor = SCALED[window.algorithm];
-      const max =
-        factor === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(Number.MAX_SAFE_INTEGER / factor);
-      if (factor !== undefined && limit * window.periodMs > max)
+      // As the policy file: within what the algorithm's maths holds exactly (ALGORITHM_RULES).
+      const max = scaleBound(window.algorithm, 'limit');
+      if (max !== undefined && limit * window.periodMs > max)
         errors.push({ path, message: `limit × period in ms must be at most ${max} for ${window.algorithm}` });
       else limits[name] = limit;
     }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { denialTag, payloadJson } from '@tally/events';
 import { planLease, type PlannedLease } from '../leases/lease-plan';
 import {
+  capacityOf,
   keyOf,
   normalizeAttributes,
   normalizeSelectors,
@@ -40,6 +41,8 @@ export interface PlannedWindow {
   readonly name: string;
   readonly role: Policy['windows'][number]['role'];
   readonly algorithm: Policy['windows'][number]['algorithm'];
+  /** `gcra` only: how many units may pass at once (its piece's `param`). */
+  readonly burst?: number;
   readonly limit: number;
   readonly periodMs: number;
   /**
@@ -167,6 +170,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
         name: w.name,
         role: w.role,
         algorithm: w.algorithm,
+        ...(w.burst !== undefined && { burst: w.burst }),
         limit: w.limit,
         periodMs: w.periodMs,
         // Rate windows of one policy key share its hash; a concurrency window has its sorted set.
@@ -229,8 +233,8 @@ function overridden(policy: Policy, window: WindowSpec | undefined): Policy {
 
 /**
  * The largest cost that can ever pass: the global `ceiling` (`TALLY_MAX_COST`), and every enforce
- * policy's `max_cost` and smallest window limit (a cost above it could never be allowed, so it is
- * refused with 413 rather than denied with a meaningless retry-after). A shadow policy never refuses
+ * policy's `max_cost` and smallest window capacity (`capacityOf`: a cost above it could never be
+ * allowed, so it is refused with 413 rather than denied with a meaningless retry-after). A shadow policy never refuses
  * (it counts and reports, never changes an outcome): neither its `max_cost` nor its windows bound the
  * cost, and its windows smaller than the cost just report would_deny. No applicable policy: the ceiling alone —
  * an unmatched decision is still usage on the ledger, and every sum of it must stay exact.
@@ -240,7 +244,7 @@ export function maxCostOf(policies: readonly { readonly policy: Policy }[], ceil
   for (const { policy } of policies) {
     if (policy.mode !== 'enforce') continue;
     if (policy.maxCost < max) max = policy.maxCost;
-    for (const w of policy.windows) if (w.limit < max) max = w.limit;
+    for (const w of policy.windows) if (capacityOf(w) < max) max = capacityOf(w);
   }
   return max;
 }

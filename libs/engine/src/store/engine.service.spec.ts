@@ -12,7 +12,7 @@ import { EngineService } from './engine.service';
 type Answer = 'never' | 'lost' | { afterMs: number };
 
 function fakeRedis(answer: () => Answer): RedisClient {
-  const reply = [1, 0, 0, 0, ''];
+  const reply = [1, 0, 0, 0, '', 0, 0, 0]; // allowed, no windows (decide-layout.ts)
   const client = {
     status: 'ready',
     on: () => client,

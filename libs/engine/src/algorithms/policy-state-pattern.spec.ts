@@ -1,6 +1,6 @@
-import { shardOf } from '@tally/engine';
+import { shardOf } from '../keys';
 import { describe, expect, it } from 'vitest';
-import { policyStateKeyPattern } from './enforcement-keys';
+import { policyStateKeyPattern } from './policy-state-pattern';
 
 describe(policyStateKeyPattern.name, () => {
   it('matches every shard, or the one tenant with glob characters escaped', () => {

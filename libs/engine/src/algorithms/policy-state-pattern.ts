@@ -1,7 +1,4 @@
-import { KEY_PREFIX, encodeScope, shardKeys, shardOf } from '@tally/engine';
-
-// The inverse of the engine's key layout lives beside it (@tally/engine); re-exported only until the
-// reconcile command imports it from there.
+import { KEY_PREFIX, encodeScope, shardKeys, shardOf } from '../keys';
 
 /** A tenant (free text) inside a SCAN pattern must match itself only. */
 function escapeGlob(text: string): string {
@@ -9,8 +6,9 @@ function escapeGlob(text: string): string {
 }
 
 /**
- * SCAN pattern of the state hashes of one policy (engine `policyStateKey` layout: one hash per policy
- * key holds its rate windows): every shard, or, for one tenant, its own shard and scope.
+ * SCAN pattern of the state hashes of one policy (`policyStateKey` layout: one hash per policy key
+ * holds its rate windows): every shard, or, for one tenant, its own shard and scope. The engine owns
+ * its key layout; `tally reconcile --enforcement` asks it for this pattern.
  */
 export function policyStateKeyPattern(
   policy: string,
