@@ -20,7 +20,7 @@ policies:
     unless_prefix: { principal: [test-] }
     key: [tenant]
     windows:
-      - { name: burst, role: burst, algorithm: token_bucket, limit: 10, period: 1s }
+      - { name: burst, role: burst, algorithm: gcra, limit: 10, period: 1s, burst: 5 }
     max_cost: 5
     on_backend_failure: local_fallback
     local_fallback_overflow: fail_open

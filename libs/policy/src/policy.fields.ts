@@ -33,4 +33,5 @@ export const WINDOW_FILE_FIELDS: { readonly [K in keyof Required<WindowSpec>]: r
   algorithm: ['algorithm'],
   limit: ['limit'],
   periodMs: ['period', 'lease_ttl'],
+  burst: ['burst'],
 };

@@ -1,4 +1,4 @@
-import { shardOf } from '../keys';
+import { shardOf } from '../store/keys';
 import { describe, expect, it } from 'vitest';
 import { policyStateKeyPattern } from './policy-state-pattern';
 

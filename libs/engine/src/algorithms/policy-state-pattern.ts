@@ -1,4 +1,4 @@
-import { KEY_PREFIX, encodeScope, shardKeys, shardOf } from '../keys';
+import { KEY_PREFIX, encodeScope, shardKeys, shardOf } from '../store/keys';
 
 /** A tenant (free text) inside a SCAN pattern must match itself only. */
 function escapeGlob(text: string): string {
