@@ -92,7 +92,9 @@ export function decisionEventV2(
   denial: { id: string; count: number; reason: DenyReason },
 ): DecisionEventV2 {
   const data = decisionData(payload, results, 'denied', denial.reason, denial.count) as DecisionDataV2;
-  return { ...envelope({ ...payload, id: denial.id }, timeMs), type: DECISION_V2_EVENT_TYPE, data };
+  // A coalesced denial stands for many decisions: no one decision's trace is its own.
+  const head = { ...payload, id: denial.id, traceparent: undefined };
+  return { ...envelope(head, timeMs), type: DECISION_V2_EVENT_TYPE, data };
 }
 
 /**
@@ -145,6 +147,8 @@ function envelope(payload: OutboxPayload, timeMs: number) {
     time: new Date(timeMs).toISOString(),
     ...optional('subject', first === undefined ? undefined : `${first.name}/${first.key}`),
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
+    // The decision's span: the relay replaces it with its own span's (a child of it) when it traces.
+    ...optional('traceparent', payload.traceparent),
   } as const;
 }
 

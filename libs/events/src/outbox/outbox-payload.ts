@@ -35,6 +35,11 @@ export interface OutboxPayload {
   readonly degraded_cause?: string;
   /** Every applicable policy in evaluation order; the first one names the event's `subject`. */
   readonly policies: readonly OutboxPolicy[];
+  /**
+   * W3C `traceparent` of the decision's span, only when that span was sampled (tracing on): the
+   * relay's span for the record is its child, and the record carries it on (docs/events.md).
+   */
+  readonly traceparent?: string;
 }
 
 /** One applicable policy of a decision. */

@@ -42,6 +42,7 @@ function reference(parts: PayloadParts): string {
       key,
       windows: p.windows.map((w) => ({ name: w.name, role: w.role, limit: w.limit })),
     })),
+    ...(parts.traceparent === undefined ? {} : { traceparent: parts.traceparent }),
   });
 }
 
@@ -96,6 +97,16 @@ const cases: [string, PayloadParts][] = [
 describe(payloadJson.name, () => {
   it.each(cases)('is byte-identical to JSON.stringify of the payload object: %s', (_name, parts) => {
     expect(payloadJson(parts)).toBe(reference(parts));
+  });
+
+  it("writes a sampled decision's traceparent as the last field, and no byte of it otherwise", () => {
+    const [, parts] = cases[0];
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = payloadJson({ ...parts, traceparent });
+    expect(traced).toBe(reference({ ...parts, traceparent }));
+    expect(traced.endsWith(`],"traceparent":"${traceparent}"}`)).toBe(true);
+    expect(payloadJson({ ...parts, traceparent: undefined })).toBe(payloadJson(parts));
+    expect(payloadJson(parts)).not.toContain('traceparent');
   });
 
   it('stays identical when the same policy objects are reused (cached fixed parts)', () => {

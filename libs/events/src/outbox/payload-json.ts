@@ -14,7 +14,7 @@ export interface PayloadPolicy {
 /**
  * The encoder of the outbox payload (`OutboxPayload`, decoded by `decodeOutboxEntry`) as JSON, built as text: byte for byte what `JSON.stringify`
  * gives for the object with fields in contract order (`v`, `outcome`, `id`, `policy_set_version`,
- * `tenant`?, `selectors`, `attributes`, `cost`, `idempotency_key`?, `policies`). Each policy's fixed
+ * `tenant`?, `selectors`, `attributes`, `cost`, `idempotency_key`?, `policies`, `traceparent`?). Each policy's fixed
  * part (name, mode, windows) is stringified once per loaded policy object, not once per decision:
  * a new policy set brings new objects, so the cache can never outlive the rules it describes.
  */
@@ -27,6 +27,8 @@ export interface PayloadParts {
   readonly cost: number;
   readonly idempotencyKey: string | undefined;
   readonly policies: readonly { readonly policy: PayloadPolicy; readonly key: string }[];
+  /** The decision's span when it was sampled: the last field, absent (no byte) otherwise. */
+  readonly traceparent?: string;
 }
 
 interface PolicyJson {
@@ -63,5 +65,6 @@ export function payloadJson(parts: PayloadParts): string {
     const fixed = policyJsonOf(policy);
     json += `${i === 0 ? '' : ','}${fixed.head}${JSON.stringify(key)}${fixed.tail}`;
   }
-  return `${json}]}`;
+  if (parts.traceparent === undefined) return `${json}]}`;
+  return `${json}],"traceparent":${JSON.stringify(parts.traceparent)}}`;
 }
