@@ -4,6 +4,8 @@ import { CLOUDEVENTS_SPECVERSION, EVENT_DATA_CONTENT_TYPE } from './event-types'
 
 /** W3C Trace Context `traceparent`, version 00 (lower-case hex, as the specification writes it). */
 const TRACEPARENT_PATTERN = '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$';
+/** The envelope's `traceparent` rule, for builders: a value it refuses is never written. */
+export const TRACEPARENT = new RegExp(TRACEPARENT_PATTERN);
 
 /**
  * The CloudEvents 1.0 structured-mode envelope shared by Tally's events, around one event type's

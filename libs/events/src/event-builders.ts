@@ -19,6 +19,7 @@ import {
   type OutboxWindowResult,
 } from './outbox/outbox-payload';
 import type { UsageDataV1, UsageEventV1 } from './usage-event.v1';
+import { TRACEPARENT } from './cloud-event.v1';
 import type { LeaseEventV1 } from './lease-event.v1';
 import type { OverrideEventV1 } from './override-event.v1';
 
@@ -148,7 +149,8 @@ function envelope(payload: OutboxPayload, timeMs: number) {
     ...optional('subject', first === undefined ? undefined : `${first.name}/${first.key}`),
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
     // The decision's span: the relay replaces it with its own span's (a child of it) when it traces.
-    ...optional('traceparent', payload.traceparent),
+    // One the schema would refuse is left out: a record must never be dead-lettered for its trace.
+    ...optional('traceparent', traceparentOf(payload)),
   } as const;
 }
 
@@ -180,6 +182,11 @@ function policyOutcomes(payload: OutboxPayload, results: readonly OutboxWindowRe
       }),
     };
   });
+}
+
+function traceparentOf(payload: OutboxPayload): string | undefined {
+  const value = payload.traceparent;
+  return typeof value === 'string' && TRACEPARENT.test(value) ? value : undefined;
 }
 
 /** Optional fields are omitted, never `undefined`/`null`, so the JSON stays minimal and validates. */

@@ -163,6 +163,16 @@ describe(`${planOutboxBatch.name}: trace context`, () => {
     expect(parseUsageEvent(value(sut)).ok).toBe(true);
   });
 
+  it('leaves out a traceparent the event schema would refuse, rather than dead-letter the record', () => {
+    const sut = planOutboxBatch(
+      [entry({ tenant: 'acme', traceparent: 'not-a-traceparent' })],
+      () => RELAY_SPAN,
+    );
+
+    expect(value(sut)).not.toContain('traceparent');
+    expect(parseUsageEvent(value(sut)).ok).toBe(true);
+  });
+
   it('gives a denial record no trace: it stands for many decisions', () => {
     const sut = planOutboxBatch([entry({ outcome: 'denied', traceparent: DECISION_SPAN })], () => RELAY_SPAN);
 
