@@ -116,7 +116,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         () => this.produce(plan, spans),
         () => this.acknowledge(plan, started),
       );
-      if (!submitted) break;
+      if (!submitted) {
+        endRecordSpans(spans, false); // never produced: the previous batch was abandoned at shutdown
+        break;
+      }
     }
     await settle();
   }
