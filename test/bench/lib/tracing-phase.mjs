@@ -7,12 +7,17 @@
 // are taken within each round (the cases ran back to back) and the median over the rounds printed.
 // Spans are exported over OTLP/HTTP to a sink in this process that answers 200 and counts them, so
 // the export is paid as in production. No relay runs: the outbox grows, and is flushed between cases.
-// Settings (env): BENCH_TRACING_RATE (1000 decisions/s), BENCH_TRACING_ROUNDS (BENCH_ROUNDS, 3),
+// Beside it, steadier than any whole-process figure on a busy machine: the tracing work of one
+// decision alone, in this process (the built Tracing, what the decision span does: start under no
+// caller context, eight attributes, the context handed on, end), CPU µs per decision over
+// BENCH_TRACING_SPANS decisions, export to the same sink included (flushed at the end).
+// Settings (env): BENCH_TRACING_SPANS (50000), BENCH_TRACING_RATE (1000 decisions/s), BENCH_TRACING_ROUNDS (BENCH_ROUNDS, 3),
 // BENCH_DURATION / BENCH_WARMUP (the hot-path bench's). `npm run bench -- tracing` runs it alone;
 // BENCH_TRACING=0 skips it in the hot-path bench.
 import { createServer } from 'node:http';
 import { measureHttp, round } from './load.mjs';
 import { cpuSnapshot, cpuSpentMs } from './proc-cpu.mjs';
+import { loadBuilt } from './built.mjs';
 import { AUTH, startApi } from './servers.mjs';
 
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
@@ -53,6 +58,47 @@ function requests() {
   ];
 }
 
+/** CPU µs per decision of the decision span's work alone, per case, in this process. */
+async function spanWork(sinkUrl) {
+  const { Tracing, SpanKind, sampledTraceparent } = loadBuilt('libs/observability/src/index.js');
+  const decisions = int('BENCH_TRACING_SPANS', 50_000);
+  const result = {};
+  for (const { name, env } of CASES) {
+    const tracing = Tracing.create({
+      enabled: env.TALLY_TRACING === 'on',
+      sampleRatio: Number(env.TALLY_TRACE_SAMPLE_RATIO ?? 0),
+      endpoint: sinkUrl,
+      serviceName: 'bench',
+    });
+    const run = async (n) => {
+      for (let i = 0; i < n; i++) {
+        const span = tracing.start('tally.decide', SpanKind.SERVER, undefined);
+        if (span !== undefined) {
+          span.setAttribute('tally.transport', 'http');
+          span.setAttribute('tally.request_id', 'bench-request');
+          span.setAttribute('tally.tenant', 'bench');
+          span.setAttribute('tally.decision_count', 1);
+          span.setAttribute('tally.decision_ids', ['01JD0000000000000000000001']);
+          span.setAttribute('tally.outcomes', ['allowed']);
+          span.setAttribute('tally.policies', ['bench']);
+          span.setAttribute('tally.decision_id', '01JD0000000000000000000001');
+          sampledTraceparent(span);
+          span.end();
+        }
+        // Lets the batch processor export as it would between requests (its queue holds 2,048).
+        if (i % 256 === 255) await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await run(5_000); // warm-up: optimized code
+    const before = process.cpuUsage();
+    await run(decisions);
+    await tracing.onApplicationShutdown(); // the last export
+    const used = process.cpuUsage(before);
+    result[name] = round((used.user + used.system) / decisions, 2);
+  }
+  return { decisions, cpuUsPerDecision: result };
+}
+
 /** @returns the per-case figures (means), the per-round ratios against "off" and their medians. */
 export async function tracingPhase(store, settings, outDir, log) {
   const rate = int('BENCH_TRACING_RATE', 1000);
@@ -60,6 +106,8 @@ export async function tracingPhase(store, settings, outDir, log) {
   const sink = await otlpSink();
   const apis = [];
   try {
+    log("tracing: the decision span's work alone, in this process");
+    const work = await spanWork(sink.url);
     for (const c of CASES) {
       const env = { ...c.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
       apis.push({ ...c, api: await startApi(store, settings, outDir, log, env) });
@@ -144,6 +192,7 @@ export async function tracingPhase(store, settings, outDir, log) {
     );
     return {
       settings: { rate, rounds, durationSeconds: settings.durationSeconds },
+      work,
       cases,
       ratios: medians,
       perRound,
@@ -169,5 +218,13 @@ export function printTracing(t, log) {
       `  ${name.padEnd(10)} ${String(c.cpuUsPerDecision).padStart(6)} µs CPU/decision, p50 ${c.p50Ms} ms, p99 ${c.p99Ms} ms${vs}`,
     );
   }
-  log(`  spans exported: ${t.exported.requests} OTLP requests, ${Math.round(t.exported.bytes / 1024)} KiB`);
+  log(
+    `  OTLP requests to the sink (both parts): ${t.exported.requests}, ${Math.round(t.exported.bytes / 1024)} KiB`,
+  );
+  const w = t.work.cpuUsPerDecision;
+  log(
+    `tracing work alone (in-process, ${t.work.decisions} decisions): ` +
+      CASES.map(({ name }) => `${name} ${w[name]} µs`).join(', ') +
+      ' of CPU per decision',
+  );
 }
