@@ -1,5 +1,5 @@
 import type { LedgerEvent } from '@tally/events';
-import { endWithError, SpanKind, type Tracing } from '@tally/observability';
+import { endWithError, parseTraceparent, SpanKind, type Tracing } from '@tally/observability';
 
 /**
  * The projector's span of one traced record (`StepHooks.traceEvent`): a child of the record's
@@ -11,6 +11,8 @@ export function projectionSpan(
   groupId: string,
 ): (event: LedgerEvent) => ((error?: unknown) => void) | undefined {
   return (event) => {
+    // Another producer's unreadable context starts no trace of its own here: nothing to join.
+    if (parseTraceparent(event.traceparent) === undefined) return undefined;
     const span = tracing.start('tally.projector.project', SpanKind.CONSUMER, event.traceparent);
     if (span === undefined) return undefined;
     span.setAttribute('tally.decision_id', event.id);
