@@ -9,6 +9,7 @@
 //   rls       test/bench/rls.bench.mjs (Envoy RLS: Tally vs envoyproxy/ratelimit when PEER_RATELIMIT_BIN is set)
 //   script-cost  the hot-path bench's script cost phase alone (Redis µs per decide.lua call)
 //   memory    the hot-path bench's memory phase alone (RSS per decision-API process, CPU per request)
+//   tracing   the hot-path bench's tracing phase alone (CPU and latency, tracing off / 1 % / 100 %)
 // `npm run bench` runs the first four in that order; `npm run bench -- durable` (or any of the
 // names) runs the ones named.
 // `--no-build` reuses dist/ as it is. Settings are listed in each bench file.
@@ -22,6 +23,7 @@ if (major < 22) {
 const BENCHES = {
   'hot-path': async () => (await import('../test/bench/hot-path.bench.mjs')).runHotPathBench(),
   memory: async () => (await import('../test/bench/hot-path.bench.mjs')).runMemoryBench(),
+  tracing: async () => (await import('../test/bench/hot-path.bench.mjs')).runTracingBench(),
   ledger: async () => (await import('../test/bench/ledger.bench.mjs')).runLedgerBench(),
   replay: async () => (await import('../test/bench/replay.bench.mjs')).runReplayBench(),
   steady: async () => (await import('../test/bench/steady.bench.mjs')).runSteadyBench(),
@@ -35,7 +37,7 @@ const BENCHES = {
  * `steady` is in the default run: Tally's own targets (the ledger's CPU per decision, the relay's
  * idle cost, the projection lag) need no peer; with PEER_RATELIMIT_BIN it also sets the peer beside.
  */
-const ON_REQUEST = new Set(['durable', 'rls', 'script-cost', 'memory']);
+const ON_REQUEST = new Set(['durable', 'rls', 'script-cost', 'memory', 'tracing']);
 const args = process.argv.slice(2);
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((name) => !(name in BENCHES));

@@ -14,6 +14,12 @@
 # three masters with one replica each (REDIS_CLUSTER_PORTS 7101..7106, via redis-cluster.sh). `up`
 # starts only the nodes that are not running, so a test can SIGKILL one broker and `up` it again.
 # STACK_SERVICES (default "redis kafka") picks what to manage, e.g. "kafka" for the Kafka part alone.
+# "jaeger" (never by default) adds a Jaeger all-in-one trace store with in-memory storage, for
+# tracing (docs/operations.md): built once with `go build` from github.com/jaegertracing/jaeger at
+# JAEGER_VERSION (v1.76.0) through the Go module proxy into .local/jaeger/<version>/ (minutes on two
+# cores; later runs reuse it), listening on JAEGER_OTLP_HTTP_PORT (4318), JAEGER_OTLP_GRPC_PORT
+# (4317), JAEGER_QUERY_PORT (16686: the query API, /api/traces; a source build has no UI),
+# JAEGER_QUERY_GRPC_PORT (16685) and JAEGER_HEALTH_PORT (13133), all on 127.0.0.1.
 #
 # State lives in the git-ignored .local/ folder: .local/stack/ (pids, logs, data) and
 # .local/kafka-dist/ (jars). Overrides, so a test can run a second private stack beside the shared one:
@@ -47,6 +53,14 @@ KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
 KAFKA_CDS="${KAFKA_CDS:-1}"
 APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
 APT_LOCK_RETRY_S="${APT_LOCK_RETRY_S:-3}"
+JAEGER_VERSION="${JAEGER_VERSION:-v1.76.0}"
+JAEGER_DIST_DIR="$(realpath -m "${JAEGER_DIST_DIR:-$ROOT/.local/jaeger}")"
+JAEGER_OTLP_HTTP_PORT="${JAEGER_OTLP_HTTP_PORT:-4318}"
+JAEGER_OTLP_GRPC_PORT="${JAEGER_OTLP_GRPC_PORT:-4317}"
+JAEGER_QUERY_PORT="${JAEGER_QUERY_PORT:-16686}"
+JAEGER_QUERY_GRPC_PORT="${JAEGER_QUERY_GRPC_PORT:-16685}"
+JAEGER_HEALTH_PORT="${JAEGER_HEALTH_PORT:-13133}"
+JAEGER_START_TIMEOUT="${JAEGER_START_TIMEOUT:-60}"
 TALLY_STACK="${TALLY_STACK:-single}"
 STACK_SERVICES="${STACK_SERVICES:-redis kafka}"
 case "$TALLY_STACK" in
@@ -491,6 +505,148 @@ kafka_up() {
   done
 }
 
+# --- jaeger -------------------------------------------------------------------------------------
+
+JAEGER_PIDFILE="$STACK_DIR/jaeger.pid"
+JAEGER_LOG="$STACK_DIR/jaeger.log"
+
+# `go install github.com/jaegertracing/jaeger/cmd/jaeger@<version>` is refused: the module's go.mod
+# has a replace directive, which `go install pkg@version` does not allow. So the module is fetched
+# with `go mod download` (the Go module proxy) and built in its own folder of the module cache, where
+# that go.mod is the main module and its replace applies. Private stacks share the binary. Prints
+# the binary's path (and nothing else) on stdout.
+jaeger_install() {
+  local bin="$JAEGER_DIST_DIR/$JAEGER_VERSION/jaeger" dir t0
+  if [ -x "$bin" ]; then
+    say "jaeger: $JAEGER_VERSION already built in ${bin#"$ROOT/"}, skipping go build" >&2
+    echo "$bin"
+    return 0
+  fi
+  command -v go >/dev/null 2>&1 || fail "jaeger: building it needs Go (the go command) on PATH"
+  mkdir -p "$JAEGER_DIST_DIR/$JAEGER_VERSION"
+  exec 8>"$JAEGER_DIST_DIR/.lock"
+  flock -w 1800 8 || fail "another stack.sh is building Jaeger into $JAEGER_DIST_DIR"
+  if [ ! -x "$bin" ]; then
+    t0=$(now_ms)
+    say "jaeger: building $JAEGER_VERSION with $(go version | cut -d' ' -f3), once (minutes on two cores)" >&2
+    dir="$(go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" || true
+    [ -n "$dir" ] && [ -d "$dir" ] || fail "jaeger: go mod download of $JAEGER_VERSION failed"
+    if ! (cd "$dir" && GOFLAGS=-buildvcs=false go build -trimpath -o "$bin.tmp" ./cmd/jaeger) \
+      >"$JAEGER_DIST_DIR/build.log" 2>&1; then
+      tail -n 30 "$JAEGER_DIST_DIR/build.log" >&2
+      fail "jaeger: go build failed (log: $JAEGER_DIST_DIR/build.log)"
+    fi
+    mv -f "$bin.tmp" "$bin"
+    say "jaeger: built in $(since "$t0") ms" >&2
+  fi
+  exec 8>&-
+  echo "$bin"
+}
+
+# The all-in-one's defaults listen on a dozen ports (Jaeger and Zipkin receivers, sampling, its own
+# metrics): this config keeps OTLP in, the query API and UI out, health, and nothing else.
+jaeger_configure() {
+  mkdir -p "$STACK_DIR/jaeger"
+  cat >"$STACK_DIR/jaeger/config.yaml" <<EOF
+# Written by docker/local/stack.sh: an in-memory trace store for development and tests.
+service:
+  extensions: [jaeger_storage, jaeger_query, healthcheckv2]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: warn
+extensions:
+  healthcheckv2:
+    use_v2: true
+    http:
+      endpoint: 127.0.0.1:$JAEGER_HEALTH_PORT
+  jaeger_query:
+    storage:
+      traces: memstore
+    http:
+      endpoint: 127.0.0.1:$JAEGER_QUERY_PORT
+    grpc:
+      endpoint: 127.0.0.1:$JAEGER_QUERY_GRPC_PORT
+  jaeger_storage:
+    backends:
+      memstore:
+        memory:
+          max_traces: 100000
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: 127.0.0.1:$JAEGER_OTLP_GRPC_PORT
+      http:
+        endpoint: 127.0.0.1:$JAEGER_OTLP_HTTP_PORT
+processors:
+  batch:
+    timeout: 200ms
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memstore
+EOF
+}
+
+# Ready = the query API answers and the OTLP receiver accepts connections.
+jaeger_answers() {
+  # shellcheck disable=SC2016
+  timeout 3 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0" || exit 1
+    printf "GET /api/services HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3
+    head -c 12 <&3 | grep -q " 200"' "$JAEGER_QUERY_PORT" 2>/dev/null &&
+    port_open 127.0.0.1 "$JAEGER_OTLP_HTTP_PORT"
+}
+
+jaeger_up() {
+  local pid t0 bin
+  if pid="$(our_pid "$JAEGER_PIDFILE" jaeger)"; then
+    say "jaeger: already running (ours, pid $pid), query on 127.0.0.1:$JAEGER_QUERY_PORT"
+    return 0
+  fi
+  if port_open 127.0.0.1 "$JAEGER_QUERY_PORT"; then
+    say "jaeger: something already listens at 127.0.0.1:$JAEGER_QUERY_PORT (not ours), using it"
+    return 0
+  fi
+  bin="$(jaeger_install)"
+  jaeger_configure
+  t0=$(now_ms)
+  [ ! -f "$JAEGER_LOG" ] || mv -f "$JAEGER_LOG" "$JAEGER_LOG.1"
+  spawn "$JAEGER_PIDFILE" "$JAEGER_LOG" "$bin" --config "file:$STACK_DIR/jaeger/config.yaml"
+  pid="$(cat "$JAEGER_PIDFILE")"
+  local deadline=$(($(now_ms) + JAEGER_START_TIMEOUT * 1000))
+  until jaeger_answers; do
+    if ! alive "$pid"; then
+      tail -n 30 "$JAEGER_LOG" >&2 || true
+      rm -f "$JAEGER_PIDFILE"
+      fail "jaeger: exited during start (log: $JAEGER_LOG)"
+    fi
+    [ "$(now_ms)" -lt "$deadline" ] || fail "jaeger: not ready within ${JAEGER_START_TIMEOUT} s (log: $JAEGER_LOG)"
+    sleep 0.1
+  done
+  say "jaeger: started pid $pid in $(since "$t0") ms: OTLP http://127.0.0.1:$JAEGER_OTLP_HTTP_PORT, query http://127.0.0.1:$JAEGER_QUERY_PORT"
+}
+
+jaeger_status() {
+  local pid
+  if jaeger_answers; then
+    if pid="$(our_pid "$JAEGER_PIDFILE" jaeger)"; then
+      say "jaeger: running (ours, pid $pid) at 127.0.0.1:$JAEGER_QUERY_PORT"
+    else
+      say "jaeger: running (not ours) at 127.0.0.1:$JAEGER_QUERY_PORT"
+    fi
+    return 0
+  fi
+  say "jaeger: stopped"
+  return 1
+}
+
 # --- redis cluster --------------------------------------------------------------------------------
 
 # Without fds 8 and 9: the nodes it starts would inherit our locks and hold them for their life.
@@ -555,15 +711,18 @@ cmd_up() {
     redis_url="$(redis_cluster_url)"
   fi
   ! wants kafka || kafka_up
+  ! wants jaeger || jaeger_up
   local urls=()
   ! wants redis || urls+=("REDIS_URL=$redis_url")
   ! wants kafka || urls+=("KAFKA_BROKERS=$(kafka_brokers)")
+  ! wants jaeger || urls+=("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$JAEGER_OTLP_HTTP_PORT")
   say "up in $(since "$t0") ms: ${urls[*]} (logs: ${STACK_DIR#"$ROOT/"})"
 }
 
 cmd_down() {
   local i rc
   lock
+  ! wants jaeger || stop_pid jaeger "$JAEGER_PIDFILE" jaeger || true
   if wants kafka && [ "$TALLY_STACK" = single ]; then
     kafka_node 1
     rc=0
@@ -656,6 +815,7 @@ cmd_status() {
     if [ "$TALLY_STACK" = single ]; then redis_status || ok=1; else redis_cluster_status || ok=1; fi
   fi
   ! wants kafka || kafka_status || ok=1
+  ! wants jaeger || jaeger_status || ok=1
   return "$ok"
 }
 
@@ -669,7 +829,7 @@ case "${1:-}" in
     command -v "$2"
     ;;
   *)
-    sed -n '2,16p' "$0"
+    sed -n '2,22p' "$0"
     exit 2
     ;;
 esac

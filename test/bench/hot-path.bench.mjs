@@ -21,6 +21,9 @@
 // memory phase (lib/memory-phase.mjs: the API with its workers, RSS per process at rest and under
 // load with distinct tenants, CPU per request at a fixed rate; before/after with BENCH_BASELINE_DIST).
 // `npm run bench -- memory` runs the memory phase alone. BENCH_MEMORY=0 skips it here.
+// Then the tracing phase (lib/tracing-phase.mjs: CPU per decision and latency with tracing off, on at
+// 1 % and at 100 %, as ratios against off in the same round). `npm run bench -- tracing` runs it
+// alone; BENCH_TRACING=0 skips it here.
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +33,7 @@ import { startRedis } from './lib/redis.mjs';
 import { measureRawEvalsha } from './lib/raw-evalsha.mjs';
 import { processMemory } from './lib/rss.mjs';
 import { memoryPhase, printMemory } from './lib/memory-phase.mjs';
+import { printTracing, tracingPhase } from './lib/tracing-phase.mjs';
 import { FLOOR_LUA_PATH, measureScriptCost, MINIMAL_LUA_PATH } from './lib/script-cost.mjs';
 import { meanOf, medianRatios, printSummary, ratios, TARGETS, verdicts, writeJson } from './lib/report.mjs';
 import { AUTH, batchBody, singleBody, startApi, startCeiling, TENANT } from './lib/servers.mjs';
@@ -118,10 +122,13 @@ export async function runHotPathBench() {
     for (const server of servers.splice(0).reverse()) await server.stop();
     const memory =
       process.env.BENCH_MEMORY === '0' ? undefined : await memoryPhase(store, settings, OUT_DIR, log);
+    const tracing =
+      process.env.BENCH_TRACING === '0' ? undefined : await tracingPhase(store, settings, OUT_DIR, log);
     const figures = {
       settings,
       scriptCost,
       memory,
+      tracing,
       apiMemoryMb: { atRest: rssAtRest, afterLoad: rssAfterLoad },
       ceiling: meanOf(rounds.map((r) => r.ceiling)),
       api: meanOf(rounds.map((r) => r.api)),
@@ -136,6 +143,7 @@ export async function runHotPathBench() {
     printSummary(figures, r, v, perRound);
     printMemoryAndScript(figures);
     if (memory) printMemory(memory);
+    if (tracing) printTracing(tracing, log);
     const out = join(OUT_DIR, 'hot-path.json');
     writeJson(out, {
       at: new Date().toISOString(),
@@ -151,6 +159,22 @@ export async function runHotPathBench() {
     return { ...figures, ratios: r, met: v };
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await store.stop();
+  }
+}
+
+/** The tracing phase alone (`npm run bench -- tracing`): its own Redis, no other phase. */
+export async function runTracingBench() {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const store = await startRedis(loadEngine(), log);
+  try {
+    const tracing = await tracingPhase(store, settings, OUT_DIR, log);
+    printTracing(tracing, log);
+    const out = join(OUT_DIR, 'tracing.json');
+    writeJson(out, { at: new Date().toISOString(), ...tracing });
+    log(`figures written to ${out}`);
+    return tracing;
+  } finally {
     await store.stop();
   }
 }

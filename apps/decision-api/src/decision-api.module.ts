@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule, type TallyConfig } from '@tally/config';
+import { ConfigModule, tracingSettings, type TallyConfig } from '@tally/config';
 import { EngineModule, EngineService } from '@tally/engine';
 import { HttpModule, httpOptionsFrom, openApiController, workerCount } from '@tally/http';
 import { HealthRegistry, ObservabilityModule } from '@tally/observability';
@@ -23,7 +23,10 @@ export class DecisionApiModule {
       module: DecisionApiModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule.forRoot({ app: 'decision-api' }),
+        ObservabilityModule.forRoot({
+          app: 'decision-api',
+          tracing: tracingSettings(config, 'decision-api'),
+        }),
         HttpModule.forRoot(httpOptionsFrom(config)),
         PolicyModule.forRoot({ path: config.policiesPath, watch: true }),
         EngineModule.forRoot({

@@ -1,6 +1,7 @@
 import { Controller, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { DecisionService } from '@tally/engine';
+import { Tracing } from '@tally/observability';
 import { type FastifyInstance } from 'fastify';
 import { registerHotRoutes } from './hot-routes';
 
@@ -22,12 +23,16 @@ export class DecisionsController implements OnModuleInit {
   constructor(
     private readonly decisions: DecisionService,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly tracing: Tracing,
   ) {}
 
   onModuleInit(): void {
     // An application context without an HTTP server (a worker, a test) has no routes to register.
     const adapter = this.adapterHost.httpAdapter as typeof this.adapterHost.httpAdapter | undefined;
     if (!adapter) return;
-    registerHotRoutes(adapter.getInstance<FastifyInstance>(), { decisions: this.decisions });
+    registerHotRoutes(adapter.getInstance<FastifyInstance>(), {
+      decisions: this.decisions,
+      tracing: this.tracing,
+    });
   }
 }

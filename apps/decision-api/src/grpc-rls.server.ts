@@ -22,6 +22,7 @@ import { BearerTokens } from '@tally/auth';
 import { HealthRegistry } from '@tally/observability';
 import { GrpcCallerAuth } from './grpc-auth';
 import { GrpcMetrics } from './grpc-metrics';
+import { callInfo } from './grpc-call-info';
 import { GrpcRlsService } from './grpc-rls.service';
 
 /** In-flight calls get this long to finish at shutdown before the server cuts them. */
@@ -79,7 +80,8 @@ export class GrpcRlsServer implements OnModuleDestroy {
         callback: sendUnaryData<RlsResponse>,
       ): void => {
         releaseWhenEnded(call);
-        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization'), call.getPeer()).then(
+        const info = callInfo(call);
+        this.rls.shouldRateLimit(call.request, call.metadata.get('authorization'), call.getPeer(), info).then(
           (result) =>
             result.ok
               ? callback(null, result.response)

@@ -12,7 +12,10 @@ import {
 } from '@tally/envoy-rls';
 import { BearerTokens } from '@tally/auth';
 import { PolicyStore } from '@tally/policy';
+import { newRequestId, Tracing } from '@tally/observability';
 import { GrpcCallerAuth, isRefusal } from './grpc-auth';
+import type { GrpcCallInfo } from './grpc-call-info';
+import { traceDecisions } from './decision-span';
 
 /** A `ShouldRateLimit` answer, or the gRPC status that stands for it. */
 export type RlsCallResult =
@@ -40,6 +43,7 @@ export class GrpcRlsService {
     private readonly store: PolicyStore,
     tokens: BearerTokens,
     @Inject(TALLY_CONFIG) config: TallyConfig,
+    private readonly tracing: Tracing,
   ) {
     this.auth = new GrpcCallerAuth(tokens);
     this.limits = { maxDescriptors: config.grpcMaxDescriptors };
@@ -55,6 +59,7 @@ export class GrpcRlsService {
     request: RlsRequest,
     authorization: readonly (string | Buffer)[],
     peer?: string,
+    call: GrpcCallInfo = { requestId: newRequestId(), traceparent: undefined },
   ): Promise<RlsCallResult> {
     const grant = this.auth.authorize(authorization, peer);
     if (isRefusal(grant)) return { ok: false, ...grant };
@@ -62,12 +67,19 @@ export class GrpcRlsService {
     if (!mapped.ok) return { ok: false, code: status.INVALID_ARGUMENT, message: mapped.message };
     const outOfScope = this.auth.tenantRefusal(grant, mapped.requests);
     if (outOfScope) {
-      this.logger.warn(`auth.forbidden: token ${grant.name} on ShouldRateLimit: ${outOfScope.message}`);
+      this.logger.warn(
+        `auth.forbidden: token ${grant.name} on ShouldRateLimit: ${outOfScope.message} (request ${call.requestId})`,
+      );
       return { ok: false, ...outOfScope };
     }
     let outcome;
     try {
-      const decisions = await this.decide(mapped.requests, mapped.ruleless);
+      const { requests, ruleless } = mapped;
+      const decisions = this.tracing.enabled
+        ? await traceDecisions(this.tracing, grpcCall(call, requests), (tp) =>
+            this.decide(requests, ruleless, tp),
+          )
+        : await this.decide(requests, ruleless);
       outcome = toRlsOutcome(decisions, {
         xRateLimitHeaders: this.xRateLimitHeaders,
         // a descriptor's limit override is a window the policy file does not have
@@ -79,7 +91,9 @@ export class GrpcRlsService {
     } catch (error) {
       // The engine turns backend failures into decisions; anything else is a bug, and Envoy's failure
       // mode is the right answer to it.
-      this.logger.error(`ShouldRateLimit failed: ${error instanceof Error ? error.stack : String(error)}`);
+      this.logger.error(
+        `ShouldRateLimit failed (request ${call.requestId}): ${error instanceof Error ? error.stack : String(error)}`,
+      );
       return { ok: false, code: status.INTERNAL, message: 'internal error' };
     }
     switch (outcome.kind) {
@@ -96,11 +110,19 @@ export class GrpcRlsService {
   private async decide(
     requests: readonly DecisionRequest[],
     ruleless: ReadonlySet<number>,
+    traceparent?: string,
   ): Promise<readonly (Decision | null)[]> {
-    if (ruleless.size === 0) return this.decisions.decideBatch(requests);
+    if (ruleless.size === 0) return this.decisions.decideBatch(requests, traceparent);
     const rest = requests.filter((_, i) => !ruleless.has(i));
-    const decided = rest.length === 0 ? [] : await this.decisions.decideBatch(rest);
+    const decided = rest.length === 0 ? [] : await this.decisions.decideBatch(rest, traceparent);
     let next = 0;
     return requests.map((_, i) => (ruleless.has(i) ? null : decided[next++]));
   }
+}
+
+/** What a decision span records of a gRPC call (tracing on only): the first descriptor's tenant. */
+function grpcCall(call: GrpcCallInfo, requests: readonly DecisionRequest[]) {
+  const first = requests[0] as DecisionRequest | undefined;
+  const tenant = first === undefined ? undefined : (first.selectors as Record<string, unknown>).tenant;
+  return { transport: 'grpc', traceparent: call.traceparent, requestId: call.requestId, tenant } as const;
 }

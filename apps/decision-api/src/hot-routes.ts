@@ -5,10 +5,13 @@ import { accessConfig, ForbiddenError, GRANT_KEY, type TokenGrant } from '@tally
 import { ApiError, type ErrorBody, type FieldError, logProblem, problemOf, sendProblem } from '@tally/errors';
 import { HTTP_STATUS_OF } from '@tally/http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type Tracing } from '@tally/observability';
 import { checkBatchBody, checkDecisionBody, checkDecisionItem } from './decision-body';
+import { traceDecisions } from './decision-span';
 
 export interface HotRouteDeps {
   readonly decisions: DecisionService;
+  readonly tracing: Tracing;
 }
 
 const logger = new Logger('http');
@@ -31,7 +34,12 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
     if (!checked.ok) return fail(reply, invalidRequest(checked.errors));
     const outOfScope = grant.tenantRefusal(tenantOf(checked.value));
     if (outOfScope) return fail(reply, outOfScope);
-    const decision = await deps.decisions.decide(checked.value);
+    const body = checked.value;
+    const decision = deps.tracing.enabled
+      ? await traceDecisions(deps.tracing, httpCall(request, tenantOf(body)), (tp) =>
+          deps.decisions.decide(body, tp),
+        )
+      : await deps.decisions.decide(body);
     return reply
       .status(HTTP_STATUS_OF[decision.kind])
       .headers(rateLimitHeaders(decision))
@@ -56,9 +64,16 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
       return forbiddenItem(outOfScope);
     });
     // One line per call, not per item: a batch of a thousand refused items is one misconfiguration.
-    if (forbidden) logForbidden(forbidden);
+    if (forbidden) logForbidden(forbidden, request.id);
     const valid = judged.filter((j): j is DecisionRequest => !isRefused(j));
-    const decisions = valid.length === 0 ? [] : await deps.decisions.decideBatch(valid);
+    const decisions =
+      valid.length === 0
+        ? []
+        : deps.tracing.enabled
+          ? await traceDecisions(deps.tracing, httpCall(request, undefined), (tp) =>
+              deps.decisions.decideBatch(valid, tp),
+            )
+          : await deps.decisions.decideBatch(valid);
     let next = 0;
     const results = judged.map((j) => {
       if (isRefused(j)) return j;
@@ -67,6 +82,16 @@ export function registerHotRoutes(fastify: FastifyInstance, deps: HotRouteDeps):
     });
     return reply.status(200).send({ results });
   });
+}
+
+/** What a decision span records of an HTTP call (tracing on only). */
+function httpCall(request: FastifyRequest, tenant: unknown) {
+  return {
+    transport: 'http',
+    traceparent: request.headers.traceparent,
+    requestId: request.id,
+    tenant,
+  } as const;
 }
 
 /** The grant the route gate left on the request: the gate runs before every hot route. */
@@ -89,9 +114,9 @@ function isRefused(item: DecisionRequest | RefusedItem): item is RefusedItem {
 }
 
 function fail(reply: FastifyReply, error: unknown): FastifyReply {
-  if (error instanceof ForbiddenError) logForbidden(error);
+  if (error instanceof ForbiddenError) logForbidden(error, reply.request.id);
   const problem = problemOf(error);
-  logProblem(logger, error, problem);
+  logProblem(logger, error, problem, reply.request.id);
   sendProblem(reply, problem);
   return reply;
 }
@@ -109,8 +134,10 @@ function forbiddenItem(error: ForbiddenError): RefusedItem {
 }
 
 /** A known token refused: its owner is known by name (as the route gate logs it). */
-function logForbidden(error: ForbiddenError): void {
-  logger.warn(`auth.forbidden: token ${error.tokenName} on the decision API: ${error.message}`);
+function logForbidden(error: ForbiddenError, requestId: string): void {
+  logger.warn(
+    `auth.forbidden: token ${error.tokenName} on the decision API: ${error.message} (request ${requestId})`,
+  );
 }
 
 /** The response body: the decision without what only the transport reads (`kind`, `binding`). */

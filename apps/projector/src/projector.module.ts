@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule, type TallyConfig } from '@tally/config';
+import { ConfigModule, tracingSettings, type TallyConfig } from '@tally/config';
 import { HttpModule, httpOptionsFrom, openApiController } from '@tally/http';
 import { LedgerModule, TOPICS, ledgerTopicSpecs } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
@@ -24,7 +24,7 @@ export class ProjectorModule {
       module: ProjectorModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule.forRoot({ app: 'projector' }),
+        ObservabilityModule.forRoot({ app: 'projector', tracing: tracingSettings(config, 'projector') }),
         HttpModule.forRoot(httpOptionsFrom(config)),
         LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: PROJECTOR_GROUP }),
         ProjectionsModule.forRoot({

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule, type TallyConfig } from '@tally/config';
+import { ConfigModule, tracingSettings, type TallyConfig } from '@tally/config';
 import { HttpModule, httpOptionsFrom } from '@tally/http';
 import { LedgerModule } from '@tally/ledger';
 import { ObservabilityModule } from '@tally/observability';
@@ -13,7 +13,7 @@ export class RelayModule {
       module: RelayModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule.forRoot({ app: 'relay' }),
+        ObservabilityModule.forRoot({ app: 'relay', tracing: tracingSettings(config, 'relay') }),
         HttpModule.forRoot(httpOptionsFrom(config)),
         LedgerModule.forRoot({ brokers: config.kafkaBrokers, clientId: 'tally-relay' }),
         OutboxModule.forRoot({

@@ -45,6 +45,7 @@ const KIND: Record<EnvKind, string> = {
   'int-or-auto': 'integer or `auto`',
   list: 'comma-separated list',
   duration: 'duration',
+  decimal: 'number',
 };
 
 function constraint(validators: readonly ValidationMetadata[], name: string): unknown {

@@ -1,7 +1,7 @@
 import { tryDurationMs } from './duration';
 
 /** How the raw string of a variable becomes the typed value that class-validator then checks. */
-export type EnvKind = 'string' | 'int' | 'int-or-auto' | 'list' | 'duration';
+export type EnvKind = 'string' | 'int' | 'int-or-auto' | 'list' | 'duration' | 'decimal';
 
 export interface EnvBinding {
   readonly variable: string;
@@ -58,5 +58,7 @@ export function convert(kind: EnvKind, raw: string | undefined): unknown {
         .filter((item) => item !== '');
     case 'duration':
       return tryDurationMs(raw) ?? Number.NaN;
+    case 'decimal':
+      return /^\d{1,6}(\.\d{1,9})?$/.test(raw) ? Number(raw) : Number.NaN;
   }
 }

@@ -21,6 +21,7 @@ export type { AuthMode, LogLevel } from './tally.config';
 export type { RedisTarget } from './redis-target';
 export type { HostPort } from './host-port';
 export { durationMs } from './duration';
+export { tracingSettings, type TracingSettings } from './tracing-settings';
 export { flattenValidationErrors, parseYamlFile, sortByEntry, type FileProblem } from './config-file';
 export {
   FileLoadError,

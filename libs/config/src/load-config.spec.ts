@@ -59,6 +59,9 @@ describe(loadConfig.name, () => {
       topicPartitions: 12,
       topicReplication: 'auto',
       logLevel: 'info',
+      tracing: 'off',
+      traceSampleRatio: 0.01,
+      otlpEndpoint: 'http://127.0.0.1:4318',
       bodyLimitBytes: 1_048_576,
       maxInflight: 2048,
       grpcMaxMessageBytes: 65_536,
@@ -94,6 +97,40 @@ describe(loadConfig.name, () => {
     expect(sut.grpcPort).toBe(8081);
     expect(sut.idempotencyTtlMs).toBe(90 * 60_000);
     expect(sut.host).toBe('0.0.0.0');
+  });
+
+  it('reads the tracing settings, the OpenTelemetry variables among them', () => {
+    const sut = loadConfig({
+      ...SECRETS,
+      TALLY_TRACING: 'on',
+      TALLY_TRACE_SAMPLE_RATIO: '0.25',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'quota',
+    });
+
+    expect([sut.tracing, sut.traceSampleRatio, sut.otlpEndpoint, sut.otelServiceName]).toEqual([
+      'on',
+      0.25,
+      'http://collector:4318',
+      'quota',
+    ]);
+  });
+
+  it.each([
+    ['1.5', 'TALLY_TRACE_SAMPLE_RATIO: must be a number between 0 and 1 (got "1.5")'],
+    ['1%', 'TALLY_TRACE_SAMPLE_RATIO: must be a number between 0 and 1 (got "1%")'],
+    ['-0.1', 'TALLY_TRACE_SAMPLE_RATIO: must be a number between 0 and 1 (got "-0.1")'],
+  ])('refuses the sample ratio %s', (ratio, line) => {
+    expect(problemsOf({ ...SECRETS, TALLY_TRACE_SAMPLE_RATIO: ratio })).toEqual([line]);
+  });
+
+  it('refuses an OTLP endpoint that is not an http(s) URL, and tracing neither on nor off', () => {
+    expect(
+      problemsOf({ ...SECRETS, TALLY_TRACING: 'yes', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+    ).toEqual([
+      'TALLY_TRACING: must be one of on, off (got "yes")',
+      'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL without credentials (got "collector:4318")',
+    ]);
   });
 
   it('leaves the variables of the project tooling alone', () => {

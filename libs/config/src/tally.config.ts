@@ -3,6 +3,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Max,
@@ -350,6 +351,30 @@ export class TallyConfig {
   @Env('TALLY_LOG_LEVEL', { kind: 'string', default: 'info' })
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   readonly logLevel!: LogLevel;
+
+  /** `on`: OpenTelemetry spans from the decision API through the relay to the projector (docs/operations.md). */
+  @Env('TALLY_TRACING', { kind: 'string', default: 'off' })
+  @IsIn(ON_OFF, { message: `must be one of ${ON_OFF.join(', ')}` })
+  readonly tracing!: (typeof ON_OFF)[number];
+
+  /** Share of new traces recorded (0..1); a caller's sampled or unsampled `traceparent` decides instead. */
+  @Env('TALLY_TRACE_SAMPLE_RATIO', { kind: 'decimal', default: '0.01' })
+  @IsNumber({}, { message: 'must be a number between 0 and 1' })
+  @Min(0, { message: 'must be a number between 0 and 1' })
+  @Max(1, { message: 'must be a number between 0 and 1' })
+  readonly traceSampleRatio!: number;
+
+  /** OTLP/HTTP collector base URL (the standard variable); spans go to `<url>/v1/traces`. */
+  @Env('OTEL_EXPORTER_OTLP_ENDPOINT', { kind: 'string', default: 'http://127.0.0.1:4318' })
+  @IsHttpUrl()
+  readonly otlpEndpoint!: string;
+
+  /** `service.name` of the spans (the standard variable); unset: `tally-<app>`, one per process kind. */
+  @Env('OTEL_SERVICE_NAME', { kind: 'string' })
+  @ValidateIf(isSet)
+  @IsString()
+  @MinLength(1)
+  readonly otelServiceName?: string;
 
   /** Largest accepted HTTP request body. */
   @Env('TALLY_BODY_LIMIT_BYTES', { kind: 'int', default: '1048576' })

@@ -45,9 +45,10 @@ export class DecisionService {
     return this.local.size;
   }
 
-  async decide(request: DecisionRequest): Promise<Decision> {
+  /** `traceparent`: the caller's recorded span (tracing on), written into the outbox entry. */
+  async decide(request: DecisionRequest, traceparent?: string): Promise<Decision> {
     const started = performance.now();
-    const planned = this.plan(request);
+    const planned = this.plan(request, traceparent);
     const decision = !planned.ok
       ? refusedDecision(planned.decisionId, planned.refusal)
       : this.skipsRedis(planned.plan)
@@ -58,9 +59,9 @@ export class DecisionService {
   }
 
   /** Independent decisions, every script in one pipeline (one round trip); results in request order. */
-  async decideBatch(requests: readonly DecisionRequest[]): Promise<Decision[]> {
+  async decideBatch(requests: readonly DecisionRequest[], traceparent?: string): Promise<Decision[]> {
     const started = performance.now();
-    const planned = requests.map((r) => this.plan(r));
+    const planned = requests.map((r) => this.plan(r, traceparent));
     const toRun: DecisionPlan[] = [];
     for (const p of planned) if (p.ok && !this.skipsRedis(p.plan)) toRun.push(p.plan);
     // One script (Envoy's usual call: one descriptor) runs as the single command it is: a pipeline
@@ -115,13 +116,14 @@ export class DecisionService {
     return describeState(planned.plan, step.value.outcome, step.value.hashes);
   }
 
-  private plan(request: DecisionRequest): PlanResult & { decisionId: string } {
+  private plan(request: DecisionRequest, traceparent?: string): PlanResult & { decisionId: string } {
     const decisionId = newDecisionId();
-    return { ...planDecision(request, this.context(decisionId)), decisionId };
+    return { ...planDecision(request, this.context(decisionId, traceparent)), decisionId };
   }
 
-  private context(decisionId: string): PlanContext {
+  private context(decisionId: string, traceparent?: string): PlanContext {
     return {
+      traceparent,
       policySet: this.policies.current,
       tokenSecret: this.options.tokenSecret,
       shards: this.options.shards,

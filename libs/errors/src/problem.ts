@@ -119,10 +119,12 @@ export function sendProblem(reply: FastifyReply, problem: Problem): void {
 }
 
 /** A deliberate 5xx (ApiError: backend down, overload) is an operating condition, not a bug: no stack. */
-export function logProblem(logger: Logger, exception: unknown, problem: Problem): void {
+/** `requestId`: the request's id (`x-request-id`), so a log line can be matched with its answer. */
+export function logProblem(logger: Logger, exception: unknown, problem: Problem, requestId?: string): void {
   if (problem.status < 500) return;
-  if (exception instanceof ApiError) logger.warn(`${problem.body.code}: ${problem.body.message}`);
-  else logger.error(`${problem.body.code}: ${describe(exception)}`);
+  const of = requestId === undefined ? '' : ` (request ${requestId})`;
+  if (exception instanceof ApiError) logger.warn(`${problem.body.code}: ${problem.body.message}${of}`);
+  else logger.error(`${problem.body.code}${of}: ${describe(exception)}`);
 }
 
 function describe(exception: unknown): string {

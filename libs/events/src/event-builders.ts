@@ -20,6 +20,7 @@ import {
   type OutboxWindowResult,
 } from './outbox/outbox-payload';
 import { UsageDataV1, type UsageEventV1 } from './usage-event.v1';
+import { TRACEPARENT } from './cloud-event.v1';
 import type { LeaseEventV1 } from './lease-event.v1';
 import type { OverrideEventV1 } from './override-event.v1';
 
@@ -85,7 +86,9 @@ export function decisionEventV2(
   denial: { id: string; count: number; reason: DenyReason },
 ): DecisionEventV2 {
   const data = decisionData(payload, results, 'denied', denial.reason, denial.count) as DecisionDataV2;
-  return { ...envelope({ ...payload, id: denial.id }, timeMs), type: DECISION_V2_EVENT_TYPE, data };
+  // A coalesced denial stands for many decisions: no one decision's trace is its own.
+  const head = { ...payload, id: denial.id, traceparent: undefined };
+  return { ...envelope(head, timeMs), type: DECISION_V2_EVENT_TYPE, data };
 }
 
 /**
@@ -157,6 +160,9 @@ function envelope(payload: OutboxPayload, timeMs: number) {
     time: new Date(timeMs).toISOString(),
     ...optional('subject', first === undefined ? undefined : `${first.name}/${first.key}`),
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
+    // The decision's span: the relay replaces it with its own span's (a child of it) when it traces.
+    // One the schema would refuse is left out: a record must never be dead-lettered for its trace.
+    ...optional('traceparent', traceparentOf(payload)),
   } as const;
 }
 
@@ -188,6 +194,11 @@ function policyOutcomes(payload: OutboxPayload, results: readonly OutboxWindowRe
       }),
     };
   });
+}
+
+function traceparentOf(payload: OutboxPayload): string | undefined {
+  const value = payload.traceparent;
+  return typeof value === 'string' && TRACEPARENT.test(value) ? value : undefined;
 }
 
 /** Optional fields are omitted, never `undefined`/`null`, so the JSON stays minimal and validates. */

@@ -6,6 +6,7 @@ import { installLeanBind } from './async-resource-bind';
 import { BearerTokens } from '@tally/auth';
 import { answerServerEvents } from './connection-errors';
 import { installJsonBody } from './json-body';
+import { installRequestIdEcho, requestIdOptions } from './request-id.hook';
 import { installRouteGate } from './route-gate';
 import { serverOptions, type TransportOptions } from './server-options';
 import { strictValidationPipe } from './validation';
@@ -46,6 +47,7 @@ export async function createHttpApp(
   installLeanBind();
   const adapter = new FastifyAdapter({
     ...serverOptions(options),
+    ...requestIdOptions,
     bodyLimit: options.bodyLimit,
     logger: false,
   });
@@ -58,6 +60,7 @@ export async function createHttpApp(
   const fastify = app.getHttpAdapter().getInstance();
   answerServerEvents(fastify.server);
   installJsonBody(fastify, options.bodyLimit);
+  installRequestIdEcho(fastify);
   // Before any route exists: routes get their gate as Nest (and the hot routes) register them, at init.
   installRouteGate(fastify, { tokens: app.get(BearerTokens), maxInflight: options.maxInflight });
   app.useGlobalPipes(strictValidationPipe());

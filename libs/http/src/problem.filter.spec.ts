@@ -25,7 +25,9 @@ function replyHost(): { host: ArgumentsHost; sent: Sent } {
       return reply;
     },
   };
-  const host = { switchToHttp: () => ({ getResponse: () => reply }) } as unknown as ArgumentsHost;
+  const host = {
+    switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ id: 'req-7' }) }),
+  } as unknown as ArgumentsHost;
   return { host, sent };
 }
 
@@ -182,6 +184,15 @@ describe(ProblemFilter.name, () => {
     sut.catch(new Error('connect ECONNREFUSED 10.0.0.7:6379'), host);
 
     expect(sent.body).toEqual({ code: 'internal', message: 'internal error' });
+  });
+
+  it("logs a server error with the request's id, so the line matches the answer's x-request-id", () => {
+    const { host } = replyHost();
+    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+
+    sut.catch(new Error('boom'), host);
+
+    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^internal \(request req-7\): Error: boom/));
   });
 
   it('names the Bearer scheme on a 401', () => {

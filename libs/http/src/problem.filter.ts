@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import { type FastifyReply } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { logProblem, problemOf, sendProblem } from '@tally/errors';
 
 /**
@@ -12,7 +12,8 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const problem = problemOf(exception);
-    logProblem(this.logger, exception, problem);
-    sendProblem(host.switchToHttp().getResponse<FastifyReply>(), problem);
+    const http = host.switchToHttp();
+    logProblem(this.logger, exception, problem, http.getRequest<FastifyRequest | undefined>()?.id);
+    sendProblem(http.getResponse<FastifyReply>(), problem);
   }
 }

@@ -84,9 +84,9 @@ export function installRouteGate(
  * `problemOf` with their `FST_ERR_*` code, on Nest routes too: Nest's own handler for them keeps only
  * their status.
  */
-export function routeErrorHandler(error: unknown, _request: FastifyRequest, reply: FastifyReply): void {
+export function routeErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = problemOf(error);
-  logProblem(logger, error, problem);
+  logProblem(logger, error, problem, request.id);
   sendProblem(reply, problem);
 }
 
@@ -103,7 +103,7 @@ function authenticate(
     if (!(grant instanceof ApiError) && !route.perTenant && grant.tenants !== undefined)
       grant = new ForbiddenError(NAMES_NO_TENANT, grant.name);
     if (grant instanceof ApiError) {
-      if (grant instanceof ForbiddenError) logForbidden(grant, request.url);
+      if (grant instanceof ForbiddenError) logForbidden(grant, request.url, request.id);
       return refuse(request, reply, problemOf(grant));
     }
     (request as FastifyRequest & { [GRANT_KEY]?: TokenGrant })[GRANT_KEY] = grant;
@@ -116,8 +116,10 @@ function authenticate(
  * name). Unknown tokens (401) are not logged: anyone can send those, as fast as they like. The path
  * only: a query string may hold anything a caller typed.
  */
-function logForbidden(error: ForbiddenError, url: string): void {
-  logger.warn(`auth.forbidden: token ${error.tokenName} on ${url.split('?')[0]}: ${error.message}`);
+function logForbidden(error: ForbiddenError, url: string, requestId: string): void {
+  logger.warn(
+    `auth.forbidden: token ${error.tokenName} on ${url.split('?')[0]}: ${error.message} (request ${requestId})`,
+  );
 }
 
 /** 405 when another method has this path (RFC 9110 §15.5.6), else 404. Never on the hot path. */

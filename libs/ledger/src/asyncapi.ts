@@ -61,6 +61,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '2.0.0',
       description:
         'The Kafka topics Tally writes. Events are CloudEvents 1.0 in structured mode: the record value is the whole event as JSON, its `content-type` header `application/cloudevents+json`. ' +
+        "With tracing on, a sampled decision's usage record also carries the CloudEvents distributed-tracing extension `traceparent` (W3C Trace Context), as an attribute of the event, the structured mode's place for it (no `ce_traceparent` header); unsampled records have no such attribute. " +
         `Partitions are the default of TALLY_TOPIC_PARTITIONS; replication is what TALLY_TOPIC_REPLICATION=auto gives a single broker (three brokers or more: 3, with min.insync.replicas 2); topics without retention.ms keep the broker's retention. Source of every event: \`${EVENT_SOURCE}\`.`,
     },
     defaultContentType: CLOUDEVENTS_CONTENT_TYPE,

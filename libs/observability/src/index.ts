@@ -1,5 +1,5 @@
 // Observability of one process: the health registry, the Prometheus registry, the JSON-line logger,
-// shutdown on signals, a ring of another process's metric samples (the console's Overview). Imports no other lib.
+// OpenTelemetry spans (`Tracing`, W3C trace context, request ids), shutdown on signals, a ring of another process's metric samples (the console's Overview). Imports no other lib.
 // Does NOT own: the HTTP endpoints that expose them (/healthz, /readyz, /metrics are @tally/http's),
 // any component's checks or metrics (each lib registers its own).
 export { ObservabilityModule } from './observability.module';
@@ -21,3 +21,14 @@ export {
   type SampledSeries,
 } from './metric-samples';
 export { stopOnSignals } from './shutdown';
+export {
+  endWithError,
+  sampledTraceparent,
+  Tracing,
+  type Attributes,
+  type Span,
+  type TracingOptions,
+} from './tracing/tracing';
+export { SpanKind } from '@opentelemetry/api';
+export { formatTraceparent, parseTraceparent, type TraceParent } from './tracing/trace-context';
+export { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './tracing/request-id';

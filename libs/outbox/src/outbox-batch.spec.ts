@@ -20,6 +20,7 @@ function entry(
     stream?: string;
     streamId?: string;
     outcome?: 'allowed' | 'degraded' | 'denied';
+    traceparent?: string;
   } = {},
 ): StreamEntry {
   const payload = {
@@ -36,6 +37,7 @@ function entry(
     policies: [
       { name: 'p', mode: 'enforce', key: 'svc-42', windows: [{ name: 'w', role: 'sustained', limit: 10 }] },
     ],
+    ...(over.traceparent === undefined ? {} : { traceparent: over.traceparent }),
   };
   return {
     stream: over.stream ?? 'tally:v1:{s1}:outbox',
@@ -118,6 +120,63 @@ describe(planOutboxBatch.name, () => {
     expect(dlq?.messages[0].headers?.['tally-dlq-reason']).toMatch(/unknown payload version 2/);
     expect(JSON.parse(String(dlq?.messages[0].value))).toMatchObject({ id: '5-0', fields: bad.fields });
     expect(sut.acks.get('tally:v1:{s2}:outbox')).toEqual(['5-0']);
+  });
+});
+
+describe(`${planOutboxBatch.name}: trace context`, () => {
+  const DECISION_SPAN = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const RELAY_SPAN = '00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01';
+  const value = (plan: ReturnType<typeof planOutboxBatch>) => String(plan.topicMessages[0].messages[0].value);
+
+  it('writes no traceparent, and the same bytes, for an entry of an unsampled decision', () => {
+    const calls: string[] = [];
+    const sut = planOutboxBatch([entry({ tenant: 'acme' })], (parent) => (calls.push(parent), RELAY_SPAN));
+
+    expect(value(sut)).toBe(value(planOutboxBatch([entry({ tenant: 'acme' })])));
+    expect(value(sut)).not.toContain('traceparent');
+    expect(calls).toEqual([]);
+  });
+
+  it('puts the relay span of a sampled decision on its record, as the CloudEvents extension', () => {
+    // given an entry that carries the decision's span, and a relay that traces
+    const seen: [string, string, string][] = [];
+    const sut = planOutboxBatch(
+      [entry({ tenant: 'acme', traceparent: DECISION_SPAN })],
+      (parent, event, topic) => {
+        seen.push([parent, event.id, topic]);
+        return RELAY_SPAN;
+      },
+    );
+
+    // then the relay's span is the decision span's child, and the record carries the relay's
+    expect(seen).toEqual([[DECISION_SPAN, ID, TOPICS.usage]]);
+    const parsed = parseUsageEvent(value(sut));
+    expect(parsed.ok && parsed.event.traceparent).toBe(RELAY_SPAN);
+    // in structured mode the extension is an attribute of the event, not a Kafka header
+    expect(sut.topicMessages[0].messages[0].headers).toEqual({ 'content-type': CLOUDEVENTS_CONTENT_TYPE });
+  });
+
+  it("keeps the decision's span on the record when the relay does not trace", () => {
+    const sut = planOutboxBatch([entry({ tenant: 'acme', traceparent: DECISION_SPAN })]);
+
+    expect(JSON.parse(value(sut))).toMatchObject({ traceparent: DECISION_SPAN });
+    expect(parseUsageEvent(value(sut)).ok).toBe(true);
+  });
+
+  it('leaves out a traceparent the event schema would refuse, rather than dead-letter the record', () => {
+    const sut = planOutboxBatch(
+      [entry({ tenant: 'acme', traceparent: 'not-a-traceparent' })],
+      () => RELAY_SPAN,
+    );
+
+    expect(value(sut)).not.toContain('traceparent');
+    expect(parseUsageEvent(value(sut)).ok).toBe(true);
+  });
+
+  it('gives a denial record no trace: it stands for many decisions', () => {
+    const sut = planOutboxBatch([entry({ outcome: 'denied', traceparent: DECISION_SPAN })], () => RELAY_SPAN);
+
+    expect(value(sut)).not.toContain('traceparent');
   });
 });
 

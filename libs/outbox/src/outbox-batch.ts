@@ -13,6 +13,7 @@ import {
   type UsageEventV1,
 } from '@tally/events';
 import { TOPICS, type LedgerMessage, type TopicMessages } from '@tally/ledger';
+import type { RecordTracer } from './record-spans';
 import type { StreamEntry } from './stream-entries';
 
 /** What one read batch becomes: the Kafka messages, and the stream entries they stand for. */
@@ -35,9 +36,10 @@ export interface OutboxBatchPlan {
  * `tally.decision.v2` event. A release entry gives a lease event; an override change an override
  * event on the decision topic (keyed by the tenant like decisions). An entry that is not a valid
  * outbox entry is dead-lettered with its reason and its raw fields: acknowledged like the others (a
- * poison entry must not stall its shard forever) but never dropped silently.
+ * poison entry must not stall its shard forever) but never dropped silently. `trace`: see
+ * `RecordSpans`; called only for an entry that carries a decision's `traceparent`.
  */
-export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPlan {
+export function planOutboxBatch(entries: readonly StreamEntry[], trace?: RecordTracer): OutboxBatchPlan {
   const usage: LedgerMessage[] = [];
   const decision: LedgerMessage[] = [];
   const lease: LedgerMessage[] = [];
@@ -60,8 +62,13 @@ export function planOutboxBatch(entries: readonly StreamEntry[]): OutboxBatchPla
         decision.push(eventMessage(overrideEventFromOutbox({ o, b, a, n, t })));
         continue;
       }
-      const event = ledgerEventFromOutbox({ p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' });
-      (event.type === USAGE_EVENT_TYPE ? usage : decision).push(eventMessage(event));
+      let event = ledgerEventFromOutbox({ p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' });
+      const usageEvent = event.type === USAGE_EVENT_TYPE;
+      if (trace !== undefined && event.traceparent !== undefined) {
+        const topic = usageEvent ? TOPICS.usage : TOPICS.decision;
+        event = { ...event, traceparent: trace(event.traceparent, event, topic) };
+      }
+      (usageEvent ? usage : decision).push(eventMessage(event));
     } catch (error) {
       if (!(error instanceof OutboxEntryError)) throw error;
       dead.push(deadLetter(entry, error.message));

@@ -14,6 +14,7 @@ import { KafkaPublisher } from './kafka-publisher';
 import { BatchPipeline } from './batch-pipeline';
 import { planOutboxBatch, type OutboxBatchPlan } from './outbox-batch';
 import { OutboxStreams } from './outbox-streams';
+import { endRecordSpans, RecordSpans } from './record-spans';
 import { RELAY_OPTIONS, RELAY_REDIS } from './outbox.constants';
 import { backloggedStreams, planReads } from './read-plan';
 import { RelayLifecycle } from './relay-lifecycle';
@@ -21,6 +22,7 @@ import type { RelayRedis } from './relay-redis';
 import { RelayMetrics } from './relay.metrics';
 import type { ResolvedRelayOptions } from './relay.options';
 import type { StreamEntry } from './stream-entries';
+import type { Span } from '@tally/observability';
 
 /**
  * Moves every shard's outbox stream to Kafka (DESIGN §4), batching as Kafka's own producer does: a
@@ -63,6 +65,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly denials: DenialRelay,
     private readonly lifecycle: RelayLifecycle,
     private readonly metrics: RelayMetrics,
+    private readonly spans: RecordSpans,
   ) {
     this.streamKeys = allShardKeys(options.shards).map((k) => k.outbox);
   }
@@ -107,12 +110,16 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const entries = await this.collect();
       if (entries === undefined || entries.length === 0) continue;
       const started = performance.now();
-      const plan = planOutboxBatch(entries);
+      const plan = planOutboxBatch(entries, this.spans.tracer);
+      const spans = this.spans.take();
       const submitted = await pipeline.submit(
-        () => this.produce(plan),
+        () => this.produce(plan, spans),
         () => this.acknowledge(plan, started),
       );
-      if (!submitted) break;
+      if (!submitted) {
+        endRecordSpans(spans, false); // never produced: the previous batch was abandoned at shutdown
+        break;
+      }
     }
     await settle();
   }
@@ -222,12 +229,21 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    */
   private async publish(entries: readonly StreamEntry[]): Promise<boolean> {
     const started = performance.now();
-    const plan = planOutboxBatch(entries);
-    return (await this.produce(plan)) && this.acknowledge(plan, started);
+    const plan = planOutboxBatch(entries, this.spans.tracer);
+    return (await this.produce(plan, this.spans.take())) && this.acknowledge(plan, started);
   }
 
-  private async produce(plan: OutboxBatchPlan): Promise<boolean> {
-    if (!(await this.publisher.publish(plan.topicMessages))) return false;
+  /** `spans`: the batch's record spans (`RecordSpans`), ended once Kafka confirmed it. */
+  private async produce(plan: OutboxBatchPlan, spans: readonly Span[]): Promise<boolean> {
+    let published: boolean;
+    try {
+      published = await this.publisher.publish(plan.topicMessages);
+    } catch (error) {
+      endRecordSpans(spans, error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    endRecordSpans(spans, published);
+    if (!published) return false;
     this.metrics.deadLettered.inc(plan.deadLettered);
     return true;
   }

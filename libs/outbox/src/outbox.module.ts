@@ -5,6 +5,7 @@ import { DenialStore } from './denial-store';
 import { KafkaPublisher } from './kafka-publisher';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxStreams } from './outbox-streams';
+import { RecordSpans } from './record-spans';
 import { RELAY_OPTIONS, RELAY_REDIS } from './outbox.constants';
 import { RelayHealth } from './relay-health';
 import { RelayLifecycle } from './relay-lifecycle';
@@ -48,6 +49,7 @@ export class OutboxModule {
         KafkaPublisher,
         DenialRelay,
         RelayHealth,
+        RecordSpans,
         OutboxRelay,
       ],
       exports: [OutboxRelay],

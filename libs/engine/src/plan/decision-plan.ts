@@ -102,6 +102,8 @@ export interface PlanContext {
   readonly decisionId: string;
   /** Plan exactly this policy, matched or not (the state endpoint); default: `selectPolicies`. */
   readonly only?: Policy;
+  /** The decision's recorded span (`traceparent`), carried by its outbox entry to the relay. */
+  readonly traceparent?: string;
 }
 
 function refuse(
@@ -218,6 +220,7 @@ export function planDecision(request: DecisionRequest, ctx: PlanContext): PlanRe
       cost,
       idempotency_key: idem,
       policies,
+      traceparent: ctx.traceparent,
     }),
     failClosed: policies.some(({ policy }) => policy.onBackendFailure === 'fail_closed'),
     lease: planLease(ctx.decisionId, ctx.policySet.version, shard, selectors, cost, policies),

@@ -61,6 +61,11 @@ export const OutboxPayloadV1 = Type.Object(
     policies: Type.Array(OutboxPolicyV1, {
       description: 'Every applicable policy in evaluation order; the first one names the event `subject`.',
     }),
+    traceparent: Type.Optional(
+      Text(
+        "W3C `traceparent` of the decision's span, only when that span was sampled (tracing on): the relay's span for the record is its child, and the record carries it on.",
+      ),
+    ),
   },
   {
     title: 'outbox payload v1',

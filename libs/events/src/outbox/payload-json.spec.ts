@@ -87,6 +87,7 @@ const full: PayloadParts = {
     { policy: api, key: 'svc-42' },
     { policy: trial, key: 'acme' },
   ],
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
 };
 
 const cases: [string, PayloadParts][] = [
@@ -157,6 +158,16 @@ describe(payloadJson.name, () => {
       expect(keysOf(payload)).toEqual(keysOf(inSchemaOrder(OutboxPayloadV1, payload)));
       expect(validate(payload)).toBe(true);
     }
+  });
+
+  it("writes a sampled decision's traceparent as the last field, and no byte of it otherwise", () => {
+    const [, parts] = cases[0];
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = payloadJson({ ...parts, traceparent });
+    expect(traced).toBe(reference({ ...parts, traceparent }));
+    expect(traced.endsWith(`],"traceparent":"${traceparent}"}`)).toBe(true);
+    expect(payloadJson({ ...parts, traceparent: undefined })).toBe(payloadJson(parts));
+    expect(payloadJson(parts)).not.toContain('traceparent');
   });
 
   it('stays identical when the same policy objects are reused (cached fixed parts)', () => {

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Tracing } from '@tally/observability';
 import {
   LEDGER_PRODUCER,
   nextOffset,
@@ -15,7 +16,8 @@ import { ProjectorMetrics } from './projector.metrics';
 import { foldedTopics, topicEventTypes, type ResolvedProjectorOptions } from './projector.options';
 import { ProjectorPositions } from './projector.positions';
 import { ShardedStepWriter } from './sharded-step-writer';
-import type { RefusedRecord } from './step-writer';
+import { projectionSpan } from './projection-span';
+import type { RefusedRecord, StepHooks } from './step-writer';
 
 /** Records validated and folded at a time; a step ends at most this many events past its budget. */
 const SLICE_RECORDS = 256;
@@ -75,6 +77,7 @@ export class ProjectorBatchHandler {
   private readonly queue = new BatchQueue<Handed>(QUEUED_RECORDS);
   private readonly writers = new Map<string, ShardedStepWriter>();
   private loop?: Promise<void>;
+  private readonly traceEvent?: StepHooks['traceEvent'];
 
   constructor(
     @Inject(PROJECTOR_OPTIONS) private readonly options: ResolvedProjectorOptions,
@@ -82,7 +85,9 @@ export class ProjectorBatchHandler {
     private readonly store: ProjectionStore,
     private readonly positions: ProjectorPositions,
     private readonly metrics: ProjectorMetrics,
+    @Optional() tracing?: Tracing,
   ) {
+    this.traceEvent = tracing?.enabled === true ? projectionSpan(tracing, options.groupId) : undefined;
     // Override changes travel with the decisions they change (keyed by tenant, folded into the audit trail).
     this.expectedTypes = topicEventTypes(options.topics);
     // Every topic's series exists from the start at 0: Prometheus's increase() cannot see the first
@@ -207,6 +212,7 @@ export class ProjectorBatchHandler {
         onStep: (outcome, offsets) => this.stepApplied(outcome, offsets),
         onFailure: (error) => this.failed(namespace, created, error),
         onRefused: (refused) => this.deadLetterRefused(refused),
+        traceEvent: this.traceEvent,
       });
       writer = created;
       this.writers.set(namespace, writer);

@@ -196,3 +196,47 @@ describe(StepWriter.name, () => {
     expect(store.steps[0]?.delta).toEqual(foldEvents(events));
   });
 });
+
+describe(`${StepWriter.name}: traced events`, () => {
+  const traced = (i: number): LedgerEvent => ({
+    ...usage(i),
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  });
+
+  it("ends a traced event's span once the step holding it is applied, and only then", async () => {
+    // given a writer that traces, and one traced event among untraced ones
+    const store = new FakeStore();
+    const ended: (string | undefined)[] = [];
+    const sut = new StepWriter(store, LIVE, 1_000_000, {
+      traceEvent: (event) => (error) => ended.push(error === undefined ? event.id : `failed ${event.id}`),
+    });
+    const event = traced(1);
+
+    // when the step is cut and runs
+    await sut.add([usage(0), event, usage(2)], mark(0, '3'));
+    const flushed = sut.flush();
+    await tick();
+    expect(ended).toEqual([]);
+    store.release();
+    await flushed;
+
+    // then exactly the traced event's span ended, once
+    expect(ended).toEqual([event.id]);
+  });
+
+  it('ends it with the error when its step fails', async () => {
+    const store = new FakeStore();
+    store.fail = true;
+    const ended: unknown[] = [];
+    const sut = new StepWriter(store, LIVE, 1_000_000, { traceEvent: () => (error) => ended.push(error) });
+
+    await sut.add([traced(1)], mark(0, '1'));
+    const flushed = sut.flush().catch(() => undefined);
+    await tick();
+    store.release();
+    await flushed;
+
+    expect(ended).toHaveLength(1);
+    expect(String(ended[0])).toContain('redis down');
+  });
+});

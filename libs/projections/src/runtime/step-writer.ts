@@ -15,6 +15,11 @@ export interface StepHooks {
    * (`RefusalSink`); a rejection fails the step. Absent: refused events are only counted.
    */
   readonly onRefused?: (refused: readonly RefusedRecord[]) => Promise<void>;
+  /**
+   * Tracing on: called for each added event that carries a `traceparent`; what it returns is called
+   * once the step holding the event is applied (no argument) or failed (the error).
+   */
+  readonly traceEvent?: (event: LedgerEvent) => ((error?: unknown) => void) | undefined;
 }
 
 /** A refused event and, when the writer was given records, the record it was read from. */
@@ -48,6 +53,8 @@ export class StepWriter {
   private records: LedgerRecord[] = [];
   private runs: RecordRun[] = [];
   private offsets = new Map<string, OffsetMark>();
+  /** The span ends of the traced events of the step being folded (`StepHooks.traceEvent`). */
+  private traced: ((error?: unknown) => void)[] = [];
   private tail: Promise<void> = Promise.resolve();
   /** The completions of the last `WAITING_STEPS` steps before `tail`, oldest first. */
   private readonly ahead: Promise<void>[] = [];
@@ -75,6 +82,8 @@ export class StepWriter {
     // Nothing after a failed step is ever sent: folding more would only be thrown away.
     if (this.failure !== undefined) throw asError(this.failure);
     for (const event of events) this.folding.add(event);
+    const trace = this.hooks.traceEvent;
+    if (trace !== undefined) this.trace(trace, events);
     if (records === undefined) for (const event of events) this.events.push(event);
     else {
       for (const record of records) this.records.push(record);
@@ -103,8 +112,16 @@ export class StepWriter {
     return { ...this.outcome };
   }
 
+  private trace(trace: NonNullable<StepHooks['traceEvent']>, events: readonly LedgerEvent[]): void {
+    for (const event of events) {
+      if (event.traceparent === undefined) continue;
+      const end = trace(event);
+      if (end !== undefined) this.traced.push(end);
+    }
+  }
+
   private async cut(): Promise<void> {
-    const { events, records, runs } = this;
+    const { events, records, runs, traced } = this;
     const step = this.store.prepareStep(
       this.shard,
       records.length === 0 ? events : () => [...events, ...records.map((r) => reparse(r.value))],
@@ -121,6 +138,7 @@ export class StepWriter {
     this.records = [];
     this.runs = [];
     this.offsets = new Map();
+    this.traced = [];
     const previous = this.tail;
     this.ahead.push(previous);
     if (this.ahead.length > WAITING_STEPS) void this.ahead.shift(); // observed by `tail`'s catch
@@ -132,6 +150,11 @@ export class StepWriter {
       this.outcome.refused += outcome.refused;
       this.hooks.onStep?.(outcome, step.offsets);
     });
+    if (traced.length > 0)
+      this.tail.then(
+        () => traced.forEach((end) => end()),
+        (error: unknown) => traced.forEach((end) => end(error)),
+      );
     // Observed here so a failure waiting for the next add/flush is not an unhandled rejection, and
     // told at once: an idle writer may see no next add for a long time.
     this.tail.catch((error: unknown) => {
