@@ -5,6 +5,7 @@
 #   stack.sh up       start what is missing (a second `up` is a no-op), print each step's time
 #   stack.sh down     stop only what `up` started, by recorded pid
 #   stack.sh status   exit 0 when both Redis and Kafka answer, else 1
+#   stack.sh jaeger-build   build the trace store (below) without starting anything
 #   stack.sh tool BIN PACKAGE   install Debian PACKAGE with apt-get when BIN is not on PATH (the
 #                     suites use it for promtool and the console's chromium), print BIN's path
 #
@@ -823,13 +824,16 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  # Build the trace store only (no start): `./dev test` runs it in the background while the gate's
+  # first steps run, so the tracing suite finds it built.
+  jaeger-build) jaeger_install >/dev/null ;;
   tool)
     mkdir -p "$STACK_DIR"
     ensure_tool "${2:?stack.sh tool BIN PACKAGE}" "${3:?stack.sh tool BIN PACKAGE}" >&2
     command -v "$2"
     ;;
   *)
-    sed -n '2,22p' "$0"
+    sed -n '2,23p' "$0"
     exit 2
     ;;
 esac
