@@ -60,7 +60,11 @@ const short = (m) =>
   `${m.okPerSec}/s, p50 ${m.latencyMs.p50} p99 ${m.latencyMs.p99} ms, ${m.totalCpuUs} µs CPU/decision ` +
   `(${Object.entries(m.cpuUs)
     .map(([k, v]) => `${k} ${v}`)
-    .join(', ')}), records/produce ${m.relay.recordsPerRequest ?? 'n/a'}`;
+    .join(', ')}), records/produce ${m.relay.recordsPerRequest ?? 'n/a'}` +
+  (m.machine
+    ? `; machine ms/s: side ${m.machine.sideMsPerSec}, load generator ${m.machine.generatorMsPerSec}, ` +
+      `other ${m.machine.otherMsPerSec}, idle ${m.machine.idleMsPerSec}`
+    : '');
 
 /** One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer. */
 async function measureRound({ name, load, sides, ledger, ghz }) {

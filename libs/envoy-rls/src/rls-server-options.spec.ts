@@ -21,6 +21,7 @@ describe(rlsServerOptions.name, () => {
       'grpc.max_connection_idle_ms': 300_000,
       'grpc.max_connection_age_ms': 1_800_000,
       'grpc.max_connection_age_grace_ms': 60_000,
+      'grpc.enable_channelz': 0,
     });
   });
 

@@ -28,7 +28,9 @@ export const CONNECTION_AGE_GRACE_MS = 60_000;
 /**
  * grpc-js server options of the RLS listener. `grpc.http2.min_ping_interval_without_data_ms` and
  * `grpc.http2.max_ping_strikes` are not set: grpc-js leaves incoming pings to Node's HTTP/2 stack and
- * implements neither (grpc/grpc-node#1699).
+ * implements neither (grpc/grpc-node#1699). Channelz is off: nothing serves or reads it here, and with
+ * it on grpc-js keeps per-call statistics (a tracker object of four closures and a timestamp per
+ * call, per message and per stream) on the hot path.
  */
 export function rlsServerOptions(limits: RlsServerLimits): ServerOptions {
   return {
@@ -39,5 +41,6 @@ export function rlsServerOptions(limits: RlsServerLimits): ServerOptions {
     'grpc.max_connection_idle_ms': limits.maxConnectionIdleMs,
     'grpc.max_connection_age_ms': limits.maxConnectionAgeMs,
     'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
+    'grpc.enable_channelz': 0,
   };
 }

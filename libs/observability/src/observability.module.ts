@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { HealthRegistry } from './health.registry';
-import { APP_NAME, METRICS_REGISTRY } from './observability.constants';
+import { APP_NAME, EVENT_LOOP_SAMPLE_MS, METRICS_REGISTRY } from './observability.constants';
 import { Tracing, type TracingOptions } from './tracing/tracing';
 
 /**
@@ -20,7 +20,8 @@ export class ObservabilityModule {
   }): DynamicModule {
     const registry = new Registry();
     registry.setDefaultLabels({ app: options.app });
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+    if (options.defaultMetrics !== false)
+      collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     return {
       module: ObservabilityModule,
       providers: [

@@ -80,3 +80,32 @@ export function groupSnapshot(groups) {
 export function groupSpentMs(before, after) {
   return Object.fromEntries(Object.keys(after).map((name) => [name, cpuSpentMs(before[name], after[name])]));
 }
+
+/**
+ * CPU ms of this process and of its waited-for children (utime, stime, cutime, cstime): the load
+ * generator of a measurement, autocannon in this process or ghz as a child once it has exited.
+ */
+export function selfAndChildrenCpuMs() {
+  try {
+    const text = readFileSync('/proc/self/stat', 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return (ticks * 1000) / hz();
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU time so far from /proc/stat, in ms: `{ busy, total }` over every core. */
+export function machineCpuMs() {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    const idle = ticks[3] + ticks[4];
+    return { busy: ((total - idle) * 1000) / hz(), total: (total * 1000) / hz() };
+  } catch {
+    return null;
+  }
+}

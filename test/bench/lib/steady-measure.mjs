@@ -2,7 +2,7 @@
 // apart from /proc just around it (CPU µs per answered decision per process, forked workers summed
 // into their primary), the latency percentiles, and the relay's records per produce request.
 import { round } from './load.mjs';
-import { groupSnapshot, groupSpentMs } from './proc-cpu.mjs';
+import { groupSnapshot, groupSpentMs, machineCpuMs, selfAndChildrenCpuMs } from './proc-cpu.mjs';
 import { relayCounts, relayDelta } from './relay-metrics.mjs';
 import { failuresOf } from './rls-report.mjs';
 
@@ -29,7 +29,13 @@ export async function measureSteady({ load, groups, relayMetricsUrl, warmupSecon
   if (warmupSeconds > 0) await load(warmupSeconds);
   const cpuBefore = groupSnapshot(groups);
   const relayBefore = await relayCounts(relayMetricsUrl);
+  const machineBefore = machineCpuMs();
+  const generatorBefore = selfAndChildrenCpuMs();
+  const started = performance.now();
   const result = await load(durationSeconds);
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const generatorAfter = selfAndChildrenCpuMs();
+  const machineAfter = machineCpuMs();
   const cpuAfter = groupSnapshot(groups);
   const relay = relayDelta(relayBefore, await relayCounts(relayMetricsUrl));
   const decisions = Math.max(1, result.ok);
@@ -50,6 +56,44 @@ export async function measureSteady({ load, groups, relayMetricsUrl, warmupSecon
     ),
     relay: { ...relay, perDecision: relay.published === null ? null : round(relay.published / decisions, 2) },
     loadAvg1m: result.loadAvg1m,
+    machine: machineShare({
+      spent,
+      machineBefore,
+      machineAfter,
+      generatorBefore,
+      generatorAfter,
+      elapsedSeconds,
+    }),
+  };
+}
+
+/**
+ * Where the machine's CPU went during a measurement, in ms per second of wall time: the side's
+ * processes, the load generator (autocannon in this process, or ghz, a child that has exited), and
+ * everything else (other work on a shared machine, a process of the bench that should be idle); and
+ * the cores left idle. A saturation round with a busy "other" or a generator near one core measured
+ * the machine or the generator, not the side.
+ */
+function machineShare({
+  spent,
+  machineBefore,
+  machineAfter,
+  generatorBefore,
+  generatorAfter,
+  elapsedSeconds,
+}) {
+  if (machineBefore === null || machineAfter === null || generatorBefore === null || generatorAfter === null)
+    return null;
+  const perSec = (ms) => round(ms / elapsedSeconds);
+  const side = Object.values(spent).reduce((a, b) => a + b, 0);
+  const generator = generatorAfter - generatorBefore;
+  const busy = machineAfter.busy - machineBefore.busy;
+  const total = machineAfter.total - machineBefore.total;
+  return {
+    sideMsPerSec: perSec(side),
+    generatorMsPerSec: perSec(generator),
+    otherMsPerSec: perSec(Math.max(0, busy - side - generator)),
+    idleMsPerSec: perSec(total - busy),
   };
 }
 
