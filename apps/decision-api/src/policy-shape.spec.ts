@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { PolicyListSchema } from '@tally/api-contract';
 import type { DecisionService } from '@tally/engine';
@@ -36,21 +38,11 @@ function enumOf(schema: TSchema): string[] {
   return literals.map((s) => s.const as string);
 }
 
-const EVERY_FIELD = `
-policies:
-  - name: api
-    match: { route: [evaluate] }
-    unless: { principal_class: self }
-    key: [tenant]
-    windows:
-      - { name: burst, role: burst, algorithm: gcra, limit: 10, period: 1s, burst: 5 }
-    max_cost: 5
-    on_backend_failure: local_fallback
-    local_fallback_overflow: fail_open
-    mode: shadow
-    enabled: false
-    group: paid
-`;
+/** A file that sets every field a policy and its windows can have. */
+const EVERY_FIELD = readFileSync(
+  resolve(__dirname, '../../../test/fixtures/policies/every-field.yaml'),
+  'utf8',
+);
 
 describe('the control view of a policy', () => {
   it('has a property for every field of a policy, and only those', () => {

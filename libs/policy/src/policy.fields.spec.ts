@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { getMetadataStorage } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { PolicyDto, WindowDto } from './policy-file.dto';
@@ -11,23 +13,10 @@ function dtoProperties(target: new () => object): string[] {
 }
 
 /** A file that sets every field a policy and its windows can have. */
-const EVERY_FIELD = `
-policies:
-  - name: api
-    match: { route: [evaluate] }
-    unless: { principal_class: self }
-    match_prefix: { route: [batch_] }
-    unless_prefix: { principal: [test-] }
-    key: [tenant]
-    windows:
-      - { name: burst, role: burst, algorithm: gcra, limit: 10, period: 1s, burst: 5 }
-    max_cost: 5
-    on_backend_failure: local_fallback
-    local_fallback_overflow: fail_open
-    mode: shadow
-    enabled: false
-    group: paid
-`;
+const EVERY_FIELD = readFileSync(
+  resolve(__dirname, '../../../test/fixtures/policies/every-field.yaml'),
+  'utf8',
+);
 
 describe('POLICY_FILE_FIELDS', () => {
   it("names every property of the policy file's DTO, and only those", () => {
