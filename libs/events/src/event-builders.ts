@@ -1,4 +1,3 @@
-import type { TObject } from '@sinclair/typebox';
 import { DecisionDataV1, type DecisionEventV1 } from './decision-event.v1';
 import type { DecisionDataV2, DecisionEventV2 } from './decision-event.v2';
 import type { DenyReason } from './deny-reasons';
@@ -59,7 +58,7 @@ function usageEvent(
   timeMs: number,
   results: readonly OutboxWindowResult[],
 ): UsageEventV1 {
-  const data = dataOf<UsageDataV1>(UsageDataV1, payload, {
+  const data = dataOf<UsageDataV1>(USAGE_DATA_FIELDS, payload, {
     outcome: payload.outcome === 'degraded' ? 'degraded' : 'allowed',
     policies: policyOutcomes(payload, results),
   });
@@ -102,13 +101,17 @@ function decisionData(
   reason: DenyReason | undefined,
   count: number,
 ): DecisionDataV1 {
-  return dataOf<DecisionDataV1>(DecisionDataV1, payload, {
+  return dataOf<DecisionDataV1>(DECISION_DATA_FIELDS, payload, {
     outcome,
     reason,
     count,
     policies: policyOutcomes(payload, results),
   });
 }
+
+/** Each event's `data` property names in wire order, read from its schema once at load, not per record. */
+const USAGE_DATA_FIELDS = Object.keys(UsageDataV1.properties);
+const DECISION_DATA_FIELDS = Object.keys(DecisionDataV1.properties);
 
 /**
  * An event's `data` from an outbox payload, in the order of the event's schema (wire order: the
@@ -117,14 +120,14 @@ function decisionData(
  * added to both is carried with no builder edit). Absent values are omitted, never `null`.
  */
 function dataOf<T extends object>(
-  schema: TObject,
+  fields: readonly string[],
   payload: OutboxPayload,
   derived: { readonly [K in keyof T]?: T[K] },
 ): T {
   const source = payload as unknown as Readonly<Record<string, unknown>>;
   const computed = derived as Readonly<Record<string, unknown>>;
   const data: Record<string, unknown> = {};
-  for (const name of Object.keys(schema.properties)) {
+  for (const name of fields) {
     const value = name in computed ? computed[name] : copyOf(source[name]);
     if (value !== undefined) data[name] = value;
   }
