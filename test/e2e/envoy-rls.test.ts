@@ -240,6 +240,23 @@ describe(GrpcRlsServer.name, () => {
     ]);
   });
 
+  it('echoes the request id in the initial metadata of an answer and of a refusal', async () => {
+    // given a caller's own id on an answered call and on a refused one, and a call without one
+    const given = uniqueName('req');
+
+    const answered = await sut.echoedRequestId(hits(uniqueName('acme')), { 'x-request-id': `${given}-ok` });
+    const refused = await sut.echoedRequestId(
+      { domain: DOMAIN, descriptors: [] },
+      { 'x-request-id': `${given}-bad` },
+    );
+    const minted = await sut.echoedRequestId(hits(uniqueName('acme')));
+
+    expect(answered).toEqual({ requestId: `${given}-ok`, code: status.OK });
+    expect(refused).toEqual({ requestId: `${given}-bad`, code: status.INVALID_ARGUMENT });
+    expect(minted.code).toBe(status.OK);
+    expect(minted.requestId).toMatch(/^\S{4,}$/);
+  });
+
   it('reports the gRPC server in readiness', async () => {
     const ready = await sut.readiness();
 
