@@ -257,6 +257,20 @@ describe(GrpcRlsServer.name, () => {
     expect(minted.requestId).toMatch(/^\S{4,}$/);
   });
 
+  it('lets callers cancel calls in flight, and answers the next ones', async () => {
+    // given calls the caller cancels while their decisions are in flight (the answer then finds an
+    // ended call, whose objects were let go of: release-ended-calls.ts)
+    const ended = [
+      ...(await sut.cancelledCalls(hits(uniqueName('acme')), 20, 0)),
+      ...(await sut.cancelledCalls(hits(uniqueName('acme')), 20, 1)),
+    ];
+
+    const next = await sut.call(hits(uniqueName('acme')));
+
+    expect(ended).toContain(status.CANCELLED);
+    expect(next.overall_code).toBe('OK');
+  });
+
   it('reports the gRPC server in readiness', async () => {
     const ready = await sut.readiness();
 

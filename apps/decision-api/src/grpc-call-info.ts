@@ -23,6 +23,9 @@ export function callInfo(call: ServerUnaryCall<unknown, unknown>): GrpcCallInfo 
  * (HEADERS, DATA and trailers in one `writev`): one write fewer per call.
  */
 export function echoRequestId(call: ServerUnaryCall<unknown, unknown>, info: GrpcCallInfo): void {
+  // An ended call (cancelled by the caller, past its deadline) has nobody to answer, and its inner
+  // call is let go of once it has ended (release-ended-calls.ts): `sendMetadata` would then throw.
+  if (call.cancelled) return;
   const echo = new Metadata();
   echo.set(REQUEST_ID_HEADER, info.requestId);
   call.sendMetadata(echo);
