@@ -240,6 +240,37 @@ describe(GrpcRlsServer.name, () => {
     ]);
   });
 
+  it('echoes the request id in the initial metadata of an answer and of a refusal', async () => {
+    // given a caller's own id on an answered call and on a refused one, and a call without one
+    const given = uniqueName('req');
+
+    const answered = await sut.echoedRequestId(hits(uniqueName('acme')), { 'x-request-id': `${given}-ok` });
+    const refused = await sut.echoedRequestId(
+      { domain: DOMAIN, descriptors: [] },
+      { 'x-request-id': `${given}-bad` },
+    );
+    const minted = await sut.echoedRequestId(hits(uniqueName('acme')));
+
+    expect(answered).toEqual({ requestId: `${given}-ok`, code: status.OK });
+    expect(refused).toEqual({ requestId: `${given}-bad`, code: status.INVALID_ARGUMENT });
+    expect(minted.code).toBe(status.OK);
+    expect(minted.requestId).toMatch(/^\S{4,}$/);
+  });
+
+  it('lets callers cancel calls in flight, and answers the next ones', async () => {
+    // given calls the caller cancels while their decisions are in flight (the answer then finds an
+    // ended call, whose objects were let go of: release-ended-calls.ts)
+    const ended = [
+      ...(await sut.cancelledCalls(hits(uniqueName('acme')), 20, 0)),
+      ...(await sut.cancelledCalls(hits(uniqueName('acme')), 20, 1)),
+    ];
+
+    const next = await sut.call(hits(uniqueName('acme')));
+
+    expect(ended).toContain(status.CANCELLED);
+    expect(next.overall_code).toBe('OK');
+  });
+
   it('reports the gRPC server in readiness', async () => {
     const ready = await sut.readiness();
 

@@ -22,7 +22,7 @@ import { BearerTokens } from '@tally/auth';
 import { HealthRegistry } from '@tally/observability';
 import { GrpcCallerAuth } from './grpc-auth';
 import { GrpcMetrics } from './grpc-metrics';
-import { callInfo } from './grpc-call-info';
+import { callInfo, echoRequestId } from './grpc-call-info';
 import { GrpcRlsService } from './grpc-rls.service';
 
 /** In-flight calls get this long to finish at shutdown before the server cuts them. */
@@ -82,11 +82,15 @@ export class GrpcRlsServer implements OnModuleDestroy {
         releaseWhenEnded(call);
         const info = callInfo(call);
         this.rls.shouldRateLimit(call.request, call.metadata.get('authorization'), call.getPeer(), info).then(
-          (result) =>
-            result.ok
-              ? callback(null, result.response)
-              : callback({ code: result.code, details: result.message }, null),
-          () => callback({ code: status.INTERNAL, details: 'internal error' }, null),
+          (result) => {
+            echoRequestId(call, info);
+            if (result.ok) callback(null, result.response);
+            else callback({ code: result.code, details: result.message }, null);
+          },
+          () => {
+            echoRequestId(call, info);
+            callback({ code: status.INTERNAL, details: 'internal error' }, null);
+          },
         );
       },
     };

@@ -121,6 +121,49 @@ export class RlsStack {
     );
   }
 
+  /**
+   * `ShouldRateLimit` with the caller token and `extra` metadata: the `x-request-id` of the answer's
+   * initial metadata, and how the call ended (the gRPC status code; 0 = OK).
+   */
+  echoedRequestId(
+    request: RlsRequest,
+    extra: Readonly<Record<string, string>> = {},
+  ): Promise<{ requestId: string | undefined; code: number }> {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${CALLER_TOKEN}`);
+    for (const [key, value] of Object.entries(extra)) metadata.set(key, value);
+    const method = (this.client as unknown as { ShouldRateLimit: Unary }).ShouldRateLimit.bind(this.client);
+    let requestId: string | undefined;
+    return new Promise((resolve) => {
+      const call = method(request, metadata, { deadline: Date.now() + 30_000 }, (error) =>
+        resolve({ requestId, code: error?.code ?? 0 }),
+      ) as unknown as { on(event: 'metadata', listener: (m: Metadata) => void): void };
+      call.on('metadata', (m) => (requestId = m.get('x-request-id')[0] as string | undefined));
+    });
+  }
+
+  /**
+   * `count` calls, each cancelled by the client `afterMs` after it was started (0: in the next turn),
+   * most of them while their decision is in flight; resolves with how each ended (gRPC status codes).
+   */
+  cancelledCalls(request: RlsRequest, count: number, afterMs: number): Promise<number[]> {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${CALLER_TOKEN}`);
+    const method = (this.client as unknown as { ShouldRateLimit: Unary }).ShouldRateLimit.bind(this.client);
+    const calls = Array.from(
+      { length: count },
+      () =>
+        new Promise<number>((resolve) => {
+          const call = method(request, metadata, { deadline: Date.now() + 30_000 }, (error) =>
+            resolve(error?.code ?? 0),
+          ) as unknown as { cancel(): void };
+          if (afterMs === 0) setImmediate(() => call.cancel());
+          else setTimeout(() => call.cancel(), afterMs);
+        }),
+    );
+    return Promise.all(calls);
+  }
+
   /** The gRPC error of a call that must fail. */
   async failure(request: RlsRequest, token: string | null = CALLER_TOKEN, client = this.client) {
     return RlsStack.errorOf(this.call(request, token, client));
