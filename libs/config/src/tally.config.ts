@@ -298,8 +298,11 @@ export class TallyConfig {
   @IntIn(1, 16 * 1024 * 1024)
   readonly projectorFetchMinBytes!: number;
 
-  /** Kafka offset commits of the projector at most this often (visibility only: it resumes from Redis); 0 = one per Redis step. */
-  @Env('TALLY_PROJECTOR_COMMIT_INTERVAL', { kind: 'duration', default: '0ms' })
+  /**
+   * Kafka offset commits of the projector at most this often (visibility only: it resumes from Redis;
+   * each commit is a broker write); 0 = one per Redis step.
+   */
+  @Env('TALLY_PROJECTOR_COMMIT_INTERVAL', { kind: 'duration', default: '1s' })
   @DurationIn(0, 60_000, '0ms and 60s')
   readonly projectorCommitIntervalMs!: number;
 

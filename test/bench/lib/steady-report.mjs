@@ -159,7 +159,9 @@ export function printSteadySummary(record) {
       '',
       `lag phase, ${lag.transport} at ${lag.rate}/s asked, ${b.okPerSec}/s answered, projector running: ` +
         `CPU µs per decision ${cpu.join(', ')} = ${b.totalCpuUs}; records per produce request ` +
-        `${num(b.relay.recordsPerRequest)}, per decision ${num(b.relay.perDecision)}`,
+        `${num(b.relay.recordsPerRequest)}, per decision ${num(b.relay.perDecision)}` +
+        // Answered at the rate asked on a machine with no idle core is still a loaded machine's lag.
+        (b.machine ? `; machine ms/s: other ${b.machine.otherMsPerSec}, idle ${b.machine.idleMsPerSec}` : ''),
     );
   }
   lines.push('', row(['target', 'measured', 'target', '', '']), ...target, '');

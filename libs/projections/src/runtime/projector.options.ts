@@ -75,7 +75,7 @@ export interface ProjectorOptions {
   /**
    * Kafka offset commits (visibility only: Redis holds the offsets the projector resumes from) at
    * most this often, each carrying the latest offset of every partition stepped since the last one.
-   * 0 = one commit per Redis step. Default 0.
+   * 0 = one commit per Redis step (≈ 100–250 a second at 2,000 decisions/s). Default 1 s.
    */
   readonly commitIntervalMs?: number;
   /**
@@ -113,7 +113,7 @@ export function resolveProjectorOptions(options: ProjectorOptions): ResolvedProj
     heartbeatIntervalMs: 3_000,
     maxWaitTimeMs: 1_000,
     fetchMinBytes: 1,
-    commitIntervalMs: 0,
+    commitIntervalMs: 1_000,
     maxBytesPerPartition: 4 * MIB,
     maxBytes: 32 * MIB,
     stepCells: 12_000,
