@@ -285,6 +285,27 @@ export class TallyConfig {
   @IntIn(100, 1_000_000)
   readonly projectorStepCells!: number;
 
+  /**
+   * Longest a projector fetch waits on the broker for `TALLY_PROJECTOR_FETCH_MIN_BYTES`; with little
+   * traffic, part of the decision → projection lag.
+   */
+  @Env('TALLY_PROJECTOR_FETCH_WAIT', { kind: 'duration', default: '1s' })
+  @DurationIn(1, 30_000, '1ms and 30s')
+  readonly projectorFetchWaitMs!: number;
+
+  /** Bytes a projector fetch waits for before the broker answers: fewer, larger fetches for up to the fetch wait of added lag. */
+  @Env('TALLY_PROJECTOR_FETCH_MIN_BYTES', { kind: 'int', default: '1' })
+  @IntIn(1, 16 * 1024 * 1024)
+  readonly projectorFetchMinBytes!: number;
+
+  /**
+   * Kafka offset commits of the projector at most this often (visibility only: it resumes from Redis;
+   * each commit is a broker write); 0 = one per Redis step.
+   */
+  @Env('TALLY_PROJECTOR_COMMIT_INTERVAL', { kind: 'duration', default: '1s' })
+  @DurationIn(0, 60_000, '0ms and 60s')
+  readonly projectorCommitIntervalMs!: number;
+
   /** How long an outbox entry stays pending with a relay before another relay re-claims it (a dead relay's work). */
   @Env('TALLY_RELAY_CLAIM_IDLE', { kind: 'duration', default: '30s' })
   @DurationIn(1_000, DAY_MS, '1s and 1d')

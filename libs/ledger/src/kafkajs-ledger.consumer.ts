@@ -25,6 +25,7 @@ export class KafkajsLedgerConsumer implements LedgerConsumer {
       sessionTimeout: options.sessionTimeoutMs,
       heartbeatInterval: options.heartbeatIntervalMs,
       maxWaitTimeInMs: options.maxWaitTimeMs ?? 1_000,
+      minBytes: options.minBytes ?? 1,
       maxBytesPerPartition: options.maxBytesPerPartition,
       maxBytes: options.maxBytes,
       allowAutoTopicCreation: false,

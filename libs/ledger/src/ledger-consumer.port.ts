@@ -47,6 +47,11 @@ export interface ConsumerOptions {
   readonly heartbeatIntervalMs?: number;
   /** Longest a fetch waits for data; also bounds how long `stop` waits for the fetch loop. */
   readonly maxWaitTimeMs?: number;
+  /**
+   * Bytes a fetch waits for (up to `maxWaitTimeMs`) before the broker answers (kafkajs default 1:
+   * answer as soon as any record exists).
+   */
+  readonly minBytes?: number;
   /** Most bytes fetched per partition (kafkajs default 1 MiB). */
   readonly maxBytesPerPartition?: number;
   /** Most bytes of one fetch over all partitions (kafkajs default 10 MiB). */

@@ -69,6 +69,7 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     if (consumer !== undefined) {
       await consumer.stop(); // returns once the batches in flight are handed over
       await this.batches.drain(); // applies every batch handed over
+      await this.positions.flushCommits(); // Kafka's commits catch up with the last step
       await consumer.disconnect(); // leaves the group
     }
     this.state = 'stopped';
@@ -138,6 +139,7 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
       sessionTimeoutMs: options.sessionTimeoutMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxWaitTimeMs: options.maxWaitTimeMs,
+      minBytes: options.fetchMinBytes,
       maxBytesPerPartition: options.maxBytesPerPartition,
       maxBytes: options.maxBytes,
     });
