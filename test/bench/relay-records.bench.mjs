@@ -7,7 +7,11 @@
 // Env: BENCH_DIST_A, BENCH_DIST_B (the two dist/ trees; default: dist/ for both), REDIS_URL,
 // KAFKA_BROKERS (a throwaway stack of your own: the Redis is flushed, and the relays publish to the
 // real ledger topics, which a projector reading from the start then has to wade through), BENCH_DECISIONS (40000),
-// BENCH_ROUNDS (3), BENCH_SHARDS (64), BENCH_PARTITIONS (12).
+// BENCH_ROUNDS (3), BENCH_SHARDS (64), BENCH_PARTITIONS (12), BENCH_MAIN_A / BENCH_MAIN_B (the relay
+// entry of a side, relative to the checkout; default the build's apps/relay/src/main.js, e.g.
+// test/bench/lib/relay-rdkafka-main.mjs for the librdkafka producer, which runs with BENCH_DIST set to
+// the side's build), BENCH_BROKER_PID (the broker's pid: its CPU over the drain is printed too).
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -15,6 +19,7 @@ import { ROOT, decideLua } from './lib/built.mjs';
 import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
 import { fillOutbox, outboxDepth, readOutbox } from './lib/outbox-fill.mjs';
 import { freePort, startProcess, waitFor } from './lib/processes.mjs';
+import { threadCpu, threadCpuSpent } from './lib/thread-cpu.mjs';
 
 const env = process.env;
 const settings = {
@@ -25,6 +30,11 @@ const settings = {
   tenants: 1000,
 };
 const builds = { A: env.BENCH_DIST_A ?? join(ROOT, 'dist'), B: env.BENCH_DIST_B ?? join(ROOT, 'dist') };
+const mainOf = (side) =>
+  env[`BENCH_MAIN_${side}`]
+    ? join(ROOT, env[`BENCH_MAIN_${side}`])
+    : join(builds[side], 'apps/relay/src/main.js');
+const brokerPid = env.BENCH_BROKER_PID ? Number(env.BENCH_BROKER_PID) : undefined;
 const LEDGER_TOPICS = ['tally.usage.v1', 'tally.decision.v1', 'tally.decision.v2'];
 const log = (line) => process.stdout.write(`[relay-records] ${line}\n`);
 const load = (dist, path) => createRequire(import.meta.url)(join(dist, path));
@@ -50,10 +60,11 @@ async function highWater(admin) {
   return sum;
 }
 
-async function drainOnce(dist, redis, engine, sha, admin) {
+async function drainOnce(side, redis, engine, sha, admin) {
   await redis.flushdb();
   const port = await freePort();
-  const relay = startProcess('relay', process.execPath, [join(dist, 'apps/relay/src/main.js')], {
+  const relay = startProcess('relay', process.execPath, [mainOf(side)], {
+    BENCH_DIST: builds[side],
     REDIS_URL: env.REDIS_URL,
     KAFKA_BROKERS: env.KAFKA_BROKERS,
     TALLY_SHARDS: String(settings.shards),
@@ -77,6 +88,8 @@ async function drainOnce(dist, redis, engine, sha, admin) {
     });
     const records0 = await highWater(admin);
     const before = cpuSnapshot([relay.pid]);
+    const brokerBefore = brokerPid ? cpuSnapshot([brokerPid]) : undefined;
+    const threadsBefore = threadCpu(relay.pid);
     const t0 = Date.now();
     process.kill(relay.pid, 'SIGCONT');
     await waitFor(
@@ -85,6 +98,8 @@ async function drainOnce(dist, redis, engine, sha, admin) {
       600_000,
     );
     const cpuMs = cpuSpentMs(before, cpuSnapshot([relay.pid]));
+    const threads = threadCpuSpent(threadsBefore, threadCpu(relay.pid));
+    const rssMiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${relay.pid}/status`, 'utf8'))[1]) / 1024;
     const wallMs = Date.now() - t0;
     await waitFor(
       'the records',
@@ -92,7 +107,9 @@ async function drainOnce(dist, redis, engine, sha, admin) {
       60_000,
     );
     const records = (await highWater(admin)) - records0;
-    return { cpuMs, wallMs, records };
+    // The broker until every record is in: it may still be appending when the outbox is empty.
+    const brokerMs = brokerBefore ? cpuSpentMs(brokerBefore, cpuSnapshot([brokerPid])) : undefined;
+    return { cpuMs, wallMs, records, brokerMs, threads, rssMiB };
   } finally {
     await relay.stop(20_000);
   }
@@ -114,19 +131,29 @@ async function main() {
     const results = { A: [], B: [] };
     for (let round = 1; round <= settings.rounds; round++) {
       for (const side of round % 2 === 1 ? ['A', 'B'] : ['B', 'A']) {
-        const r = await drainOnce(builds[side], redis, engine, sha, admin);
+        const r = await drainOnce(side, redis, engine, sha, admin);
         results[side].push(r);
+        const us = (ms) => ((ms * 1000) / settings.decisions).toFixed(1);
+        const split = Object.entries(r.threads)
+          .filter(([, ms]) => ms > 0)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, ms]) => `${name} ${us(ms)}`)
+          .join(', ');
         log(
-          `round ${round} ${side}: ${((r.cpuMs * 1000) / settings.decisions).toFixed(1)} µs CPU/decision, ` +
-            `${(r.records / settings.decisions).toFixed(2)} records/decision, drained in ${r.wallMs} ms`,
+          `round ${round} ${side}: ${us(r.cpuMs)} µs CPU/decision (${split})` +
+            (r.brokerMs === undefined ? '' : `, broker ${us(r.brokerMs)} µs/decision`) +
+            `, ${(r.records / settings.decisions).toFixed(2)} records/decision, drained in ${r.wallMs} ms, RSS ${Math.round(r.rssMiB)} MiB`,
         );
       }
     }
     for (const side of ['A', 'B']) {
       const cpu = median(results[side].map((r) => (r.cpuMs * 1000) / settings.decisions));
+      const broker = brokerPid
+        ? `, ${median(results[side].map((r) => (r.brokerMs * 1000) / settings.decisions)).toFixed(1)} µs broker`
+        : '';
       const { bytes, records } = recordBytes(builds[side], sample);
       log(
-        `${side} (${builds[side]}): median ${cpu.toFixed(1)} µs relay CPU/decision; ` +
+        `${side} (${mainOf(side)}): median ${cpu.toFixed(1)} µs relay CPU/decision${broker}; ` +
           `${(records / sample.length).toFixed(2)} records and ${Math.round(bytes / sample.length)} value bytes per decision`,
       );
     }

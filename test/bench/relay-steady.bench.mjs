@@ -15,7 +15,8 @@
 // from the relay's /metrics (a build without the second series prints n/a).
 //
 // Settings (env): BENCH_RELAY_VARIANTS (`name=dist[,VAR=value…];…`, dist relative to the checkout;
-// default `new=dist`), BENCH_RELAY_RATE (2000), BENCH_RELAY_SECONDS (20), BENCH_RELAY_WARMUP (8),
+// default `new=dist`; an `.mjs` path instead of a dist is a relay entry of its own, e.g.
+// `rdkafka=test/bench/lib/relay-rdkafka-main.mjs`), BENCH_RELAY_RATE (2000), BENCH_RELAY_SECONDS (20), BENCH_RELAY_WARMUP (8),
 // BENCH_RELAY_IDLE (10), BENCH_RELAY_ROUNDS (3), BENCH_STACK_* (ports, see lib/stack.mjs),
 // BENCH_APP_NODE_ARGS (node flags of the relay, e.g. --cpu-prof).
 // Run: npm run build && node test/bench/relay-steady.bench.mjs
@@ -49,9 +50,11 @@ const variants = (process.env.BENCH_RELAY_VARIANTS ?? 'new=dist').split(';').map
       ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)]
       : [spec, 'dist'];
   const [dist, ...vars] = rest.split(',');
+  // An .mjs instead of a dist: that relay entry (e.g. test/bench/lib/relay-rdkafka-main.mjs, the
+  // librdkafka producer), running the checkout's dist/ (or BENCH_DIST among the variant's VAR=value).
   return {
     name,
-    main: join(ROOT, dist, 'apps/relay/src/main.js'),
+    main: dist.endsWith('.mjs') ? join(ROOT, dist) : join(ROOT, dist, 'apps/relay/src/main.js'),
     env: Object.fromEntries(vars.map((v) => v.split('='))),
   };
 });

@@ -1,6 +1,7 @@
 /**
  * @tally/ledger: Kafka behind ports. The producer, the consumer group factory, the admin and topic
- * provisioning ports and their kafkajs adapters (kafkajs is confined to `kafkajs-*.ts`), the topic
+ * provisioning ports and their kafkajs adapters (kafkajs is confined to `kafkajs-*.ts`; a librdkafka producer in `rdkafka-*.ts`
+ * for the client comparison bench, loaded from outside the tree), the topic
  * names and specs, lag, the ledger's log sink, and the AsyncAPI document of the topics.
  *
  * Does NOT own:
@@ -24,6 +25,10 @@ export type { ReplicationSetting, TopicName } from './topics';
 export { createKafka } from './kafkajs-client.factory';
 export type { KafkaClientOptions } from './kafkajs-client.factory';
 export { createLedger } from './kafkajs-ledger.factory';
+// A librdkafka producer for the client comparison bench only (docs/adr/, "librdkafka"); not wired.
+export { RdkafkaLedgerProducer } from './rdkafka-ledger.producer';
+export type { RdkafkaProducerOptions } from './rdkafka-ledger.producer';
+export type { RdkafkaNative } from './rdkafka-native';
 export type { Ledger } from './ledger.port';
 export { computeLag, nextOffset } from './lag';
 export { planTopics } from './topic-plan';
