@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ROOT, decideLua } from './lib/built.mjs';
-import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
+import { cpuSnapshot, cpuSpentMs, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
 import { fillOutbox, outboxDepth, readOutbox } from './lib/outbox-fill.mjs';
 import { freePort, startProcess, waitFor } from './lib/processes.mjs';
 
@@ -77,6 +77,7 @@ async function drainOnce(dist, redis, engine, sha, admin) {
     });
     const records0 = await highWater(admin);
     const before = cpuSnapshot([relay.pid]);
+    const threadsBefore = threadSnapshot(relay.pid);
     const t0 = Date.now();
     process.kill(relay.pid, 'SIGCONT');
     await waitFor(
@@ -85,6 +86,7 @@ async function drainOnce(dist, redis, engine, sha, admin) {
       600_000,
     );
     const cpuMs = cpuSpentMs(before, cpuSnapshot([relay.pid]));
+    const threads = threadSpentMs(threadsBefore, threadSnapshot(relay.pid));
     const wallMs = Date.now() - t0;
     await waitFor(
       'the records',
@@ -92,12 +94,13 @@ async function drainOnce(dist, redis, engine, sha, admin) {
       60_000,
     );
     const records = (await highWater(admin)) - records0;
-    return { cpuMs, wallMs, records };
+    return { cpuMs, wallMs, records, threads };
   } finally {
     await relay.stop(20_000);
   }
 }
 
+const perDecision = (ms) => ((ms * 1000) / settings.decisions).toFixed(1);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
@@ -118,12 +121,15 @@ async function main() {
         results[side].push(r);
         log(
           `round ${round} ${side}: ${((r.cpuMs * 1000) / settings.decisions).toFixed(1)} µs CPU/decision, ` +
+            `(main ${perDecision(r.threads.main)} / V8 workers ${perDecision(r.threads.v8)} / other ${perDecision(r.threads.other)}), ` +
             `${(r.records / settings.decisions).toFixed(2)} records/decision, drained in ${r.wallMs} ms`,
         );
       }
     }
     for (const side of ['A', 'B']) {
       const cpu = median(results[side].map((r) => (r.cpuMs * 1000) / settings.decisions));
+      const main = median(results[side].map((r) => r.threads.main));
+      const v8 = median(results[side].map((r) => r.threads.v8));
       const { bytes, records } = recordBytes(builds[side], sample);
       log(
         `${side} (${builds[side]}): median ${cpu.toFixed(1)} µs relay CPU/decision; ` +
