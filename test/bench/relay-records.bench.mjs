@@ -16,10 +16,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ROOT, decideLua } from './lib/built.mjs';
-import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
+import { cpuSnapshot, cpuSpentMs, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
 import { fillOutbox, outboxDepth, readOutbox } from './lib/outbox-fill.mjs';
 import { freePort, startProcess, waitFor } from './lib/processes.mjs';
-import { threadCpu, threadCpuSpent } from './lib/thread-cpu.mjs';
 
 const env = process.env;
 const settings = {
@@ -89,7 +88,7 @@ async function drainOnce(side, redis, engine, sha, admin) {
     const records0 = await highWater(admin);
     const before = cpuSnapshot([relay.pid]);
     const brokerBefore = brokerPid ? cpuSnapshot([brokerPid]) : undefined;
-    const threadsBefore = threadCpu(relay.pid);
+    const threadsBefore = threadSnapshot(relay.pid);
     const t0 = Date.now();
     process.kill(relay.pid, 'SIGCONT');
     await waitFor(
@@ -98,7 +97,7 @@ async function drainOnce(side, redis, engine, sha, admin) {
       600_000,
     );
     const cpuMs = cpuSpentMs(before, cpuSnapshot([relay.pid]));
-    const threads = threadCpuSpent(threadsBefore, threadCpu(relay.pid));
+    const threads = threadSpentMs(threadsBefore, threadSnapshot(relay.pid));
     const rssMiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${relay.pid}/status`, 'utf8'))[1]) / 1024;
     const wallMs = Date.now() - t0;
     await waitFor(

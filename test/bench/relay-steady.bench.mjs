@@ -11,6 +11,7 @@
 //      the latency consumer), is subtracted from Redis and the broker: what remains is the ledger's.
 // Latency: decision (the event's Redis `time`) → the broker's append time of its record (the topics'
 // timestamps are set to LogAppendTime on this private stack).
+// The relay's CPU is also printed per thread kind (relayMainUs, relayV8WorkersUs: GC and JIT).
 // Records per produce request: tally_relay_events_published_total / tally_relay_produce_requests_total
 // from the relay's /metrics (a build without the second series prints n/a).
 //
@@ -30,7 +31,7 @@ import { appEnv } from './lib/ledger-apps.mjs';
 import { latencySummary, round } from './lib/load.mjs';
 import { outboxDepth } from './lib/outbox-fill.mjs';
 import { freePort, startProcess, waitFor } from './lib/processes.mjs';
-import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
+import { cpuSnapshot, cpuSpentMs, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
 import { startStack } from './lib/stack.mjs';
 
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
@@ -160,11 +161,14 @@ async function measureLoad(ctx, relayPort, relayPid) {
   consumer.take();
   const metricsBefore = relayPort ? await readRelayMetrics(relayPort) : undefined;
   const pids = [brokerPid, redisServerPid, ...(relayPid ? [relayPid] : [])];
+  const threadsBefore = relayPid ? threadSnapshot(relayPid) : undefined;
   const { cpu, result: decisions } = await cpuOver(pids, async () => {
     const from = load.answered();
     await sleep(settings.seconds * 1000);
     return load.answered() - from;
   });
+  // The relay's main thread (its own work) apart from V8's workers (GC helpers, concurrent JIT).
+  const relayThreads = relayPid ? threadSpentMs(threadsBefore, threadSnapshot(relayPid)) : undefined;
   const metricsAfter = relayPort ? await readRelayMetrics(relayPort) : undefined;
   const latencies = consumer.take();
   await load.stop();
@@ -175,6 +179,7 @@ async function measureLoad(ctx, relayPort, relayPid) {
     brokerMs: cpu[0],
     redisMs: cpu[1],
     relayMs: cpu[2],
+    relayThreads,
     recordsPerRequest: requests
       ? round((metricsAfter.published - metricsBefore.published) / requests, 1)
       : null,
@@ -293,6 +298,8 @@ async function main() {
         const us = (ms) => round((ms * 1000) / f.decisions, 1);
         const row = {
           relayUs: us(f.relayMs),
+          relayMainUs: us(f.relayThreads.main),
+          relayV8WorkersUs: us(f.relayThreads.v8),
           brokerUs: us(f.brokerMs - (base.brokerMs * f.decisions) / base.decisions),
           redisUs: us(f.redisMs - (base.redisMs * f.decisions) / base.decisions),
           recordsPerRequest: f.recordsPerRequest,

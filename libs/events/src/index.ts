@@ -87,6 +87,7 @@ export {
   ledgerEventFromOutbox,
   usageEventFromOutbox,
 } from './event-builders';
+export { usageRecordFromOutbox, type UsageRecord } from './usage-record';
 export { coalescedDenialId, denialEvent, type CoalescedDenial } from './denial-event';
 export {
   parseDecisionEvent,

@@ -1,5 +1,6 @@
 import { Kafka, logLevel as KafkajsLevel, LogEntry } from 'kafkajs';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer.fix';
+import { fixKafkajsRecordEncoder } from './kafkajs-record.fix';
 import { jsonLineLogSink, LedgerLogEntry, LedgerLogLevel, LedgerLogSink } from './ledger-log';
 
 export interface KafkaClientOptions {
@@ -27,10 +28,12 @@ function fromKafkajs(level: KafkajsLevel): LedgerLogEntry['level'] {
 
 /**
  * The one place a kafkajs client is built; its logs go to the structured sink, not to console, and
- * its connections no longer spin a 1 ms timer while idle (kafkajs-idle-timer.fix.ts).
+ * its connections no longer spin a 1 ms timer while idle (kafkajs-idle-timer.fix.ts), and it encodes
+ * each record into one buffer (kafkajs-record.fix.ts).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimer();
+  fixKafkajsRecordEncoder();
   const sink = options.logSink ?? jsonLineLogSink;
   return new Kafka({
     clientId: options.clientId,

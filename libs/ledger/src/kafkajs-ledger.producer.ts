@@ -79,10 +79,7 @@ function recordingPartitioner(receipts: AsyncLocalStorage<PartitionReceipts>): I
   };
 }
 
+/** kafkajs only reads a message's headers: the (often shared) object is handed over as it is. */
 function toKafkajs(message: LedgerMessage): Message {
-  return {
-    key: message.key,
-    value: message.value,
-    headers: message.headers ? { ...message.headers } : undefined,
-  };
+  return { key: message.key, value: message.value, headers: message.headers };
 }

@@ -6,6 +6,7 @@ import {
   OutboxEntryError,
   overrideEventFromOutbox,
   USAGE_EVENT_TYPE,
+  usageRecordFromOutbox,
   type DeadLetterHeadersV1,
   type DecisionEventV2,
   type LeaseEventV1,
@@ -62,6 +63,16 @@ export function planOutboxBatch(entries: readonly StreamEntry[], trace?: RecordT
         decision.push(eventMessage(overrideEventFromOutbox({ o, b, a, n, t })));
         continue;
       }
+      // The common entry, allowed and untraced, written straight from its text (usage-record.ts);
+      // undefined for anything else, which the reference builder below decides.
+      const record =
+        trace === undefined && fields.p !== undefined
+          ? usageRecordFromOutbox(fields.p, fields.t ?? '', fields.r ?? '')
+          : undefined;
+      if (record !== undefined) {
+        usage.push({ key: record.key, value: record.value, headers: EVENT_HEADERS });
+        continue;
+      }
       let event = ledgerEventFromOutbox({ p: fields.p ?? '', t: fields.t ?? '', r: fields.r ?? '' });
       const usageEvent = event.type === USAGE_EVENT_TYPE;
       if (trace !== undefined && event.traceparent !== undefined) {
@@ -88,6 +99,9 @@ export function planOutboxBatch(entries: readonly StreamEntry[], trace?: RecordT
   };
 }
 
+/** Every event record's headers (one shared object: nothing downstream writes to it). */
+const EVENT_HEADERS: Readonly<Record<string, string>> = { 'content-type': CLOUDEVENTS_CONTENT_TYPE };
+
 /** The Kafka record of an event, its value encoded once. */
 export function eventMessage(
   event: UsageEventV1 | DecisionEventV2 | LeaseEventV1 | OverrideEventV1,
@@ -95,7 +109,7 @@ export function eventMessage(
   return {
     key: kafkaKeyOf(event),
     value: JSON.stringify(event),
-    headers: { 'content-type': CLOUDEVENTS_CONTENT_TYPE },
+    headers: EVENT_HEADERS,
   };
 }
 

@@ -109,3 +109,44 @@ export function machineCpuMs() {
     return null;
   }
 }
+
+/**
+ * CPU ms per thread kind of one process, from /proc/<pid>/task/*\/stat: `main` (the JS thread, whose
+ * comm is the process's), `v8` (V8Worker: GC helpers and concurrent JIT), `rdk:broker` (librdkafka's
+ * per-broker threads, summed), any other thread by its name (libuv's pool, librdkafka's main …).
+ * Tells garbage and compilation from the relay's own work. Threads that exited are not counted.
+ */
+export function threadSnapshot(pid) {
+  const byKind = { main: 0, v8: 0 };
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byKind;
+  }
+  for (const tid of tids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / hz();
+      const kind =
+        Number(tid) === pid
+          ? 'main'
+          : comm.startsWith('V8Worker')
+            ? 'v8'
+            : comm.startsWith('rdk:broker')
+              ? 'rdk:broker'
+              : comm;
+      byKind[kind] = (byKind[kind] ?? 0) + ms;
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return byKind;
+}
+
+/** Per thread kind, CPU ms spent between two `threadSnapshot`s of one process. */
+export function threadSpentMs(before, after) {
+  return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+}

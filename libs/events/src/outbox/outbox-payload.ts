@@ -44,8 +44,8 @@ export interface DecodedOutboxEntry {
 
 export function decodeOutboxEntry(entry: { p: string; t: string; r?: string }): DecodedOutboxEntry {
   const payload = decodePayload(entry.p);
-  const timeMs = decodeTime(entry.t);
-  const results = entry.r === undefined || entry.r === '' ? [] : decodeResults(entry.r);
+  const timeMs = decodeOutboxTime(entry.t);
+  const results = entry.r === undefined || entry.r === '' ? [] : decodeOutboxResults(entry.r);
   const windows = payload.policies.reduce((n, policy) => n + policy.windows.length, 0);
   if (results.length > 0 && results.length !== windows) {
     throw new OutboxEntryError(`r has ${results.length} results for ${windows} windows`);
@@ -75,13 +75,15 @@ function decodePayload(p: string): OutboxPayload {
   return value as unknown as OutboxPayload;
 }
 
-function decodeTime(t: string): number {
+/** Field `t`: epoch milliseconds. @throws OutboxEntryError */
+export function decodeOutboxTime(t: string): number {
   const ms = /^\d{1,16}$/.test(t) ? Number(t) : NaN;
   if (!Number.isSafeInteger(ms)) throw new OutboxEntryError(`t is not epoch milliseconds: ${t}`);
   return ms;
 }
 
-function decodeResults(r: string): OutboxWindowResult[] {
+/** Field `r` (non-empty): one result per window. @throws OutboxEntryError */
+export function decodeOutboxResults(r: string): OutboxWindowResult[] {
   const value = parseJson(r, 'r');
   // Lua's cjson encodes an empty table as `{}`: that is the empty result list, not an error.
   if (isObject(value) && Object.keys(value).length === 0) return [];
