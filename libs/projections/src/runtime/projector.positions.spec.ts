@@ -88,4 +88,21 @@ describe('ProjectorPositions Kafka commits', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(commits).toHaveLength(2);
   });
+
+  it('at shutdown commits what waits, then nothing more (kafkajs refuses commits once stopped)', async () => {
+    const commits: Commit[] = [];
+    const p = positions(1_000, commits);
+    await vi.advanceTimersByTimeAsync(0);
+    void p.commit([mark(0, '5')]);
+    await vi.advanceTimersByTimeAsync(0);
+    const waiting = p.commit([mark(1, '8')]);
+    await p.closeCommits();
+    await waiting;
+    await p.commit([mark(1, '12')]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(commits).toEqual([
+      [{ topic: 'u', partition: 0, offset: '5' }],
+      [{ topic: 'u', partition: 1, offset: '8' }],
+    ]);
+  });
 });

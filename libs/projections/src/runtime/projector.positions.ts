@@ -31,6 +31,8 @@ export class ProjectorPositions {
   private nextCommit?: Promise<void>;
   private releaseCommit?: () => void;
   private lastCommitAt = 0;
+  /** Shutting down: no more Kafka commits (kafkajs commits only inside a running group). */
+  private commitsClosed = false;
 
   constructor(
     private readonly namespaces: ProjectionNamespaces,
@@ -95,6 +97,7 @@ export class ProjectorPositions {
    * is a write to `__consumer_offsets`, which costs the broker more than the fetch it follows.
    */
   async commit(offsets: readonly { topic: string; partition: number; nextOffset: string }[]): Promise<void> {
+    if (this.commitsClosed) return;
     if (this.options.commitIntervalMs <= 0) {
       await this.consumer?.commitOffsets(
         offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.nextOffset })),
@@ -110,7 +113,17 @@ export class ProjectorPositions {
     await this.nextCommit;
   }
 
-  /** The offsets waiting for the next commit, committed now (also at shutdown). */
+  /**
+   * Shutdown, while the group is still joined: what waits is committed now and later steps commit
+   * nothing to Kafka (their offsets are in Redis, which the next member resumes from; kafkajs
+   * refuses a commit once its consumer stopped).
+   */
+  async closeCommits(): Promise<void> {
+    this.commitsClosed = true;
+    await this.flushCommits();
+  }
+
+  /** The offsets waiting for the next commit, committed now. */
   async flushCommits(): Promise<void> {
     clearTimeout(this.commitTimer);
     const release = this.releaseCommit;
