@@ -69,8 +69,11 @@ const short = (m) =>
       `other ${m.machine.otherMsPerSec}, idle ${m.machine.idleMsPerSec}`
     : '');
 
-/** One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer. */
-async function measureRound({ name, load, sides, ledger, ghz }) {
+/**
+ * One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer, in an
+ * order that rotates by one each round (`index`), so no side always runs first.
+ */
+async function measureRound({ name, load, sides, ledger, ghz, index }) {
   const rate = load === 'fixed' ? settings.rate : undefined;
   const run = (side, variant) =>
     measureSteady({
@@ -81,9 +84,12 @@ async function measureRound({ name, load, sides, ledger, ghz }) {
       durationSeconds: settings.durationSeconds,
     });
   const round = {};
-  for (const variant of VARIANTS) {
+  const variants = VARIANTS.filter(
+    (v) => sides[v === 'paused' ? 'tally' : v] && (v !== 'paused' || settings.paused),
+  );
+  const shift = index % variants.length;
+  for (const variant of [...variants.slice(shift), ...variants.slice(0, shift)]) {
     const side = sides[variant === 'paused' ? 'tally' : variant];
-    if (!side || (variant === 'paused' && !settings.paused)) continue;
     if (variant !== 'peer') await ledger.use(side.name);
     if (variant === 'paused') ledger.pause();
     round[variant] = await run(side, variant);
@@ -234,7 +240,7 @@ export async function runSteadyBench() {
           log(
             `${name}, ${load === 'fixed' ? `${settings.rate}/s` : 'saturation'}, round ${n + 1}/${settings.rounds}`,
           );
-          rounds.push(await measureRound({ name, load, sides, ledger, ghz }));
+          rounds.push(await measureRound({ name, load, sides, ledger, ghz, index: n }));
         }
         results[name][load] = { ...summarizeLoad(rounds), rounds };
       }
