@@ -19,11 +19,11 @@ import { ROOT } from './lib/built.mjs';
 import { findGhz } from './lib/ghz.mjs';
 import { cpuSnapshot, cpuSpentMs } from './lib/proc-cpu.mjs';
 import { killAllStarted } from './lib/processes.mjs';
-import { HTTP_DOMAIN, writeConfigs } from './lib/rls-configs.mjs';
+import { writeConfigs } from './lib/rls-configs.mjs';
 import { caseLoad } from './lib/rls-load.mjs';
 import { startPlainRedis } from './lib/rls-peer.mjs';
-import { portsFrom } from './lib/rls-sides.mjs';
-import { startTallyApi, TALLY_AUTH } from './lib/rls-tally.mjs';
+import { portsFrom, tallyTargets } from './lib/rls-sides.mjs';
+import { startTallyApi } from './lib/rls-tally.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
@@ -129,14 +129,7 @@ async function main() {
       { stack, settings, policies: configs.policies, ports: { http, grpc }, outDir: OUT_DIR },
       log,
     );
-    const side = {
-      grpcTarget: api.grpcTarget,
-      metadata: TALLY_AUTH,
-      httpUrl: api.decisionsUrl,
-      httpHeaders: TALLY_AUTH,
-      httpBody: (tenant) =>
-        JSON.stringify({ selectors: { tenant }, attributes: { domain: HTTP_DOMAIN }, cost: 1 }),
-    };
+    const side = tallyTargets(api);
     const loadOf = (name) =>
       caseLoad(name, side, { ghz, concurrency: 50, grpcConnections: 10, rate: settings.rate });
     log(

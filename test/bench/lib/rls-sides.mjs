@@ -40,6 +40,18 @@ async function redisPid(client) {
  * + 20..22). `relay`: false = the outbox is written, not shipped. `build`: `{ dist, packageJson }` of
  * another build, measured as side `baseline`. Every process it starts is stopped by `cleanup`.
  */
+/** Where the load generators send a Tally API's calls, and what they send (a new tenant per call). */
+export function tallyTargets(api) {
+  return {
+    grpcTarget: api.grpcTarget,
+    metadata: TALLY_AUTH,
+    httpUrl: api.decisionsUrl,
+    httpHeaders: TALLY_AUTH,
+    httpBody: (tenant) =>
+      JSON.stringify({ selectors: { tenant }, attributes: { domain: HTTP_DOMAIN }, cost: 1 }),
+  };
+}
+
 export async function startTallySide({ stack, settings, configs, outDir, relay, build }, log, cleanup) {
   const [http, grpc, relayPort] = await portsFrom(build ? 20 : 10, 3);
   const api = await startTallyApi(
@@ -63,12 +75,7 @@ export async function startTallySide({ stack, settings, configs, outDir, relay, 
     ledger: pids.relay === null ? [] : [pids.relay, broker],
     redis,
     pids,
-    grpcTarget: api.grpcTarget,
-    metadata: TALLY_AUTH,
-    httpUrl: api.decisionsUrl,
-    httpHeaders: TALLY_AUTH,
-    httpBody: (tenant) =>
-      JSON.stringify({ selectors: { tenant }, attributes: { domain: HTTP_DOMAIN }, cost: 1 }),
+    ...tallyTargets(api),
     label: (pid) => (pid === api.pid ? 'decision-api primary' : 'decision-api worker'),
   };
 }
