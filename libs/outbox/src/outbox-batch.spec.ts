@@ -123,6 +123,55 @@ describe(planOutboxBatch.name, () => {
   });
 });
 
+describe(`${planOutboxBatch.name}: a time no event can hold`, () => {
+  // 8.64e15 ms is the last instant a Date (an event's `time`) holds; a 16-digit `t` above it would
+  // make toISOString throw a RangeError, which stops the relay's loop instead of parking the entry.
+  const late = '8640000000000001';
+  const lease = JSON.stringify({
+    v: 1,
+    lease_id: `s1-${ID}`,
+    id: ID,
+    policy_set_version: 'set-1',
+    tenant: 'acme',
+    selectors: { tenant: 'acme' },
+    units: 1,
+    windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
+  });
+  const head = JSON.stringify({
+    v: 1,
+    id: ID,
+    action: 'set',
+    policy: 'p',
+    key: 'acme',
+    tenant: 'acme',
+    set_by: 'ops',
+    reason: 'r',
+  });
+
+  it.each([
+    ['a decision', { ...entry().fields, t: late }],
+    ['a release', { l: lease, t: late }],
+    ['an override change', { o: head, b: '', a: '1;;w=5\n{"updated_at":1}', n: '1', t: late }],
+  ])('dead-letters %s entry with it, and still acknowledges it', (_, fields) => {
+    const sut = planOutboxBatch([{ stream: 'tally:v1:{s1}:outbox', id: '3-0', fields }]);
+
+    expect(sut.deadLettered).toBe(1);
+    expect(sut.topicMessages[0].messages[0].headers?.['tally-dlq-reason']).toMatch(
+      /t is not epoch milliseconds/,
+    );
+    expect(sut.acks.get('tally:v1:{s1}:outbox')).toEqual(['3-0']);
+  });
+
+  it('still makes the record of the last millisecond a Date holds', () => {
+    const sut = planOutboxBatch([{ ...entry(), fields: { ...entry().fields, t: '8640000000000000' } }]);
+
+    expect(sut.deadLettered).toBe(0);
+    expect(JSON.parse(String(sut.topicMessages[0].messages[0].value)).time).toBe(
+      '+275760-09-13T00:00:00.000Z',
+    );
+  });
+});
+
 describe(`${planOutboxBatch.name}: trace context`, () => {
   const DECISION_SPAN = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
   const RELAY_SPAN = '00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01';

@@ -1,4 +1,4 @@
-import { OutboxEntryError } from './outbox-payload';
+import { decodeOutboxTime, OutboxEntryError } from './outbox-payload';
 
 /**
  * The lease half of the outbox contract. A decision that takes a lease (a `concurrency` window passed)
@@ -61,6 +61,6 @@ export function decodeLeaseEntry(entry: LeaseEntry): { payload: LeasePayload; ti
     throw new OutboxEntryError('l needs lease_id and id');
   if (typeof p.units !== 'number' || !Array.isArray(p.windows))
     throw new OutboxEntryError('l needs units and windows');
-  if (!/^\d{1,16}$/.test(entry.t)) throw new OutboxEntryError(`t is not epoch milliseconds: ${entry.t}`);
-  return { payload: payload as LeasePayload, timeMs: Number(entry.t) };
+  const timeMs = decodeOutboxTime(entry.t);
+  return { payload: payload as LeasePayload, timeMs };
 }

@@ -75,10 +75,16 @@ function decodePayload(p: string): OutboxPayload {
   return value as unknown as OutboxPayload;
 }
 
-/** Field `t`: epoch milliseconds. @throws OutboxEntryError */
+/** The last millisecond a JavaScript Date (and so an event's `time`) can hold: 275760-09-13. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * Field `t` of every outbox entry: epoch milliseconds an event's `time` can be written from.
+ * @throws OutboxEntryError
+ */
 export function decodeOutboxTime(t: string): number {
   const ms = /^\d{1,16}$/.test(t) ? Number(t) : NaN;
-  if (!Number.isSafeInteger(ms)) throw new OutboxEntryError(`t is not epoch milliseconds: ${t}`);
+  if (!(ms <= MAX_DATE_MS)) throw new OutboxEntryError(`t is not epoch milliseconds: ${t}`);
   return ms;
 }
 

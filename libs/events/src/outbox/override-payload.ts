@@ -1,4 +1,4 @@
-import { OutboxEntryError } from './outbox-payload';
+import { decodeOutboxTime, OutboxEntryError } from './outbox-payload';
 
 /**
  * The override half of the outbox contract. A change of a runtime override (override-write.lua of
@@ -110,12 +110,12 @@ export function decodeOverrideEntry(entry: OverrideEntry): DecodedOverrideEntry 
     return decoded;
   };
   if (!/^\d{1,16}$/.test(entry.n)) throw new OutboxEntryError(`n is not a version: ${entry.n}`);
-  if (!/^\d{1,16}$/.test(entry.t)) throw new OutboxEntryError(`t is not epoch milliseconds: ${entry.t}`);
+  const timeMs = decodeOutboxTime(entry.t);
   return {
     head: head as OverrideHead,
     before: stored('b'),
     after: stored('a'),
     version: Number(entry.n),
-    timeMs: Number(entry.t),
+    timeMs,
   };
 }
