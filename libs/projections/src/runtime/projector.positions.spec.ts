@@ -6,7 +6,7 @@ import { ProjectorPositions } from './projector.positions';
 
 type Commit = { topic: string; partition: number; offset: string }[];
 
-/** A consumer that records its commits (nothing assigned, so the restore commits nothing). */
+/** A consumer that records its commits (nothing stored in Redis, so the restore commits nothing). */
 function consumer(commits: Commit[]): LedgerConsumer {
   return {
     commitOffsets: (offsets: Commit) => {
@@ -30,8 +30,9 @@ function positions(commitIntervalMs: number, commits: Commit[]): ProjectorPositi
     auditRetentionMs: 60_000,
     commitIntervalMs,
   });
-  const made = new ProjectorPositions(namespaces, {} as KafkaAdminPort, options);
-  made.assigned(consumer(commits), {});
+  const admin = { fetchTopicOffsets: () => Promise.resolve([]) } as unknown as KafkaAdminPort;
+  const made = new ProjectorPositions(namespaces, admin, options);
+  made.assigned(consumer(commits), { u: [0, 1, 2] });
   return made;
 }
 
@@ -104,5 +105,31 @@ describe('ProjectorPositions Kafka commits', () => {
       [{ topic: 'u', partition: 0, offset: '5' }],
       [{ topic: 'u', partition: 1, offset: '8' }],
     ]);
+  });
+
+  it('commits no partition this member no longer owns (a step that ended after a rebalance)', async () => {
+    const commits: Commit[] = [];
+    const p = positions(1_000, commits);
+    await vi.advanceTimersByTimeAsync(0);
+    const c = consumer(commits);
+    p.assigned(c, { u: [0] }); // partition 1 moved to another member while its step ran
+    await vi.advanceTimersByTimeAsync(0);
+    const waiting = p.commit([mark(0, '4'), mark(1, '7')]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await waiting;
+    expect(commits).toEqual([[{ topic: 'u', partition: 0, offset: '4' }]]);
+  });
+
+  it('waits at most a second for the last commit at shutdown (a coordinator that does not answer)', async () => {
+    const p = positions(1_000, []);
+    p.assigned({ commitOffsets: () => new Promise(() => {}), seek: () => undefined } as never, { u: [0] });
+    await vi.advanceTimersByTimeAsync(0);
+    void p.commit([mark(0, '5')]);
+    let closed = false;
+    void p.closeCommits().then(() => (closed = true));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(closed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(closed).toBe(true);
   });
 });

@@ -5,6 +5,9 @@ import { ProjectionNamespaces } from '../namespaces/projection-namespaces';
 import { PROJECTOR_OPTIONS } from '../projections.constants';
 import { foldedTopics, type ResolvedProjectorOptions } from './projector.options';
 
+/** How long a stopping member waits for its last Kafka commit (visibility only). */
+const CLOSING_COMMIT_MS = 1_000;
+
 /**
  * Where each assigned partition resumes: the offset stored in Redis with the last batch applied to
  * the active namespace, never Kafka's committed offset. A partition the namespace never stored an
@@ -108,6 +111,7 @@ export class ProjectorPositions {
     this.nextCommit ??= new Promise<void>((resolve) => {
       const wait = Math.max(0, this.lastCommitAt + this.options.commitIntervalMs - Date.now());
       this.commitTimer = setTimeout(resolve, wait);
+      this.commitTimer.unref(); // visibility only: never what keeps a stopping process alive
       this.releaseCommit = resolve;
     }).then(() => this.flushCommits());
     await this.nextCommit;
@@ -120,7 +124,14 @@ export class ProjectorPositions {
    */
   async closeCommits(): Promise<void> {
     this.commitsClosed = true;
-    await this.flushCommits();
+    // Bounded: with the coordinator unreachable kafkajs retries for tens of seconds, and a member
+    // that overstays its grace period is killed without leaving the group.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSING_COMMIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.flushCommits(), bound]).finally(() => clearTimeout(timer));
   }
 
   /** The offsets waiting for the next commit, committed now. */
@@ -130,7 +141,11 @@ export class ProjectorPositions {
     this.nextCommit = undefined;
     this.releaseCommit = undefined;
     release?.(); // a caller waiting on the timer: its offsets go with this commit
-    const offsets = [...this.pendingCommits.values()];
+    // Only partitions still this member's: a step that was running when a rebalance moved its
+    // partition stores its offset afterwards, and committing it would move the new owner's back.
+    const offsets = [...this.pendingCommits.values()].filter((o) =>
+      this.assignment[o.topic]?.includes(o.partition),
+    );
     this.pendingCommits.clear();
     if (offsets.length === 0 || this.consumer === undefined) return;
     this.lastCommitAt = Date.now();

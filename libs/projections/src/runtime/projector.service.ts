@@ -66,11 +66,11 @@ export class Projector implements OnApplicationBootstrap, BeforeApplicationShutd
     await this.starting;
     const consumer = this.consumer;
     this.consumer = undefined;
+    // Kafka's commits catch up with the steps stored so far while the group still runs, and stop.
+    await this.positions.closeCommits().catch((error: unknown) => {
+      this.logger.warn(`Kafka commit at shutdown failed: ${String(error)}`);
+    });
     if (consumer !== undefined) {
-      // Kafka's commits catch up with the steps stored so far while the group still runs.
-      await this.positions.closeCommits().catch((error: unknown) => {
-        this.logger.warn(`Kafka commit at shutdown failed: ${String(error)}`);
-      });
       await consumer.stop(); // returns once the batches in flight are handed over
       await this.batches.drain(); // applies every batch handed over
       await consumer.disconnect(); // leaves the group
