@@ -123,35 +123,40 @@ describe(planOutboxBatch.name, () => {
   });
 });
 
+/** A release entry's payload (release.lua writes it as `l`). */
+const lease = {
+  v: 1,
+  lease_id: `s1-${ID}`,
+  id: ID,
+  policy_set_version: 'set-1',
+  tenant: 'acme',
+  selectors: { tenant: 'acme' },
+  units: 2,
+  windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
+};
+
+/** An override change's head and stored override after it (override-write.lua writes `o` and `a`). */
+const head = {
+  v: 1,
+  id: ID,
+  action: 'set',
+  policy: 'tenant-default',
+  key: 'acme',
+  tenant: 'acme',
+  set_by: 'ops',
+  reason: 'launch',
+};
+const after = '4;;hourly=500\n{"reason":"launch","set_by":"ops","updated_at":1764493200456}';
+
 describe(`${planOutboxBatch.name}: a time no event can hold`, () => {
   // 8.64e15 ms is the last instant a Date (an event's `time`) holds; a 16-digit `t` above it would
   // make toISOString throw a RangeError, which stops the relay's loop instead of parking the entry.
   const late = '8640000000000001';
-  const lease = JSON.stringify({
-    v: 1,
-    lease_id: `s1-${ID}`,
-    id: ID,
-    policy_set_version: 'set-1',
-    tenant: 'acme',
-    selectors: { tenant: 'acme' },
-    units: 1,
-    windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
-  });
-  const head = JSON.stringify({
-    v: 1,
-    id: ID,
-    action: 'set',
-    policy: 'p',
-    key: 'acme',
-    tenant: 'acme',
-    set_by: 'ops',
-    reason: 'r',
-  });
 
   it.each([
     ['a decision', { ...entry().fields, t: late }],
-    ['a release', { l: lease, t: late }],
-    ['an override change', { o: head, b: '', a: '1;;w=5\n{"updated_at":1}', n: '1', t: late }],
+    ['a release', { l: JSON.stringify(lease), t: late }],
+    ['an override change', { o: JSON.stringify(head), b: '', a: after, n: '4', t: late }],
   ])('dead-letters %s entry with it, and still acknowledges it', (_, fields) => {
     const sut = planOutboxBatch([{ stream: 'tally:v1:{s1}:outbox', id: '3-0', fields }]);
 
@@ -230,17 +235,6 @@ describe(`${planOutboxBatch.name}: trace context`, () => {
 });
 
 describe(`${planOutboxBatch.name}: release entries`, () => {
-  const lease = {
-    v: 1,
-    lease_id: `s1-${ID}`,
-    id: ID,
-    policy_set_version: 'set-1',
-    tenant: 'acme',
-    selectors: { tenant: 'acme' },
-    units: 2,
-    windows: [{ policy: 'jobs', window: 'inflight', key: 'acme', limit: 10 }],
-  };
-
   it('makes one valid tally.lease.v1 event of a release entry, keyed by tenant, and no usage', () => {
     const release: StreamEntry = {
       stream: 'tally:v1:{s1}:outbox',
@@ -294,18 +288,6 @@ describe(`${planOutboxBatch.name}: release entries`, () => {
 });
 
 describe(`${planOutboxBatch.name}: override entries`, () => {
-  const head = {
-    v: 1,
-    id: ID,
-    action: 'set',
-    policy: 'tenant-default',
-    key: 'acme',
-    tenant: 'acme',
-    set_by: 'ops',
-    reason: 'launch',
-  };
-  const after = '4;;hourly=500\n{"reason":"launch","set_by":"ops","updated_at":1764493200456}';
-
   it('makes one valid tally.override.v1 event on the decision topic, keyed by tenant, and no usage', () => {
     const change: StreamEntry = {
       stream: 'tally:v1:{s1}:outbox',
