@@ -59,6 +59,17 @@ async function highWater(admin) {
   return sum;
 }
 
+/** What the relay's RSS holds right after the drain, from its own /metrics (prom-client's), MiB. */
+async function memoryOf(port) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const mib = (name) => {
+    // Labelled (`{app="relay"}`) or not: the value is the line's last field.
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+    return line === undefined ? NaN : Math.round(Number(line.slice(line.lastIndexOf(' ') + 1)) / 2 ** 20);
+  };
+  return `heap ${mib('nodejs_heap_size_used_bytes')} used of ${mib('nodejs_heap_size_total_bytes')}, external ${mib('nodejs_external_memory_bytes')}`;
+}
+
 async function drainOnce(side, redis, engine, sha, admin) {
   await redis.flushdb();
   const port = await freePort();
@@ -100,6 +111,7 @@ async function drainOnce(side, redis, engine, sha, admin) {
     const threads = threadSpentMs(threadsBefore, threadSnapshot(relay.pid));
     const rssMiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${relay.pid}/status`, 'utf8'))[1]) / 1024;
     const wallMs = Date.now() - t0;
+    const memory = await memoryOf(port);
     await waitFor(
       'the records',
       async () => (await highWater(admin)) - records0 >= settings.decisions,
@@ -108,7 +120,7 @@ async function drainOnce(side, redis, engine, sha, admin) {
     const records = (await highWater(admin)) - records0;
     // The broker until every record is in: it may still be appending when the outbox is empty.
     const brokerMs = brokerBefore ? cpuSpentMs(brokerBefore, cpuSnapshot([brokerPid])) : undefined;
-    return { cpuMs, wallMs, records, brokerMs, threads, rssMiB };
+    return { cpuMs, wallMs, records, brokerMs, threads, rssMiB, memory };
   } finally {
     await relay.stop(20_000);
   }
@@ -141,7 +153,7 @@ async function main() {
         log(
           `round ${round} ${side}: ${us(r.cpuMs)} µs CPU/decision (${split})` +
             (r.brokerMs === undefined ? '' : `, broker ${us(r.brokerMs)} µs/decision`) +
-            `, ${(r.records / settings.decisions).toFixed(2)} records/decision, drained in ${r.wallMs} ms, RSS ${Math.round(r.rssMiB)} MiB`,
+            `, ${(r.records / settings.decisions).toFixed(2)} records/decision, drained in ${r.wallMs} ms, RSS ${Math.round(r.rssMiB)} MiB (${r.memory})`,
         );
       }
     }

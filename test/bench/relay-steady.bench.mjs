@@ -11,7 +11,8 @@
 //      the latency consumer), is subtracted from Redis and the broker: what remains is the ledger's.
 // Latency: decision (the event's Redis `time`) → the broker's append time of its record (the topics'
 // timestamps are set to LogAppendTime on this private stack).
-// The relay's CPU is also printed per thread kind (relayMainUs, relayV8WorkersUs: GC and JIT).
+// The relay's CPU is also printed per thread kind (relayMainUs, relayV8WorkersUs: GC and JIT) and its
+// kernel share (relaySysUs: socket I/O and the loopback receive work it pays for).
 // Records per produce request: tally_relay_events_published_total / tally_relay_produce_requests_total
 // from the relay's /metrics (a build without the second series prints n/a).
 //
@@ -300,6 +301,7 @@ async function main() {
           relayUs: us(f.relayMs),
           relayMainUs: us(f.relayThreads.main),
           relayV8WorkersUs: us(f.relayThreads.v8),
+          relaySysUs: us(f.relayThreads.sys),
           brokerUs: us(f.brokerMs - (base.brokerMs * f.decisions) / base.decisions),
           redisUs: us(f.redisMs - (base.redisMs * f.decisions) / base.decisions),
           recordsPerRequest: f.recordsPerRequest,

@@ -1,4 +1,5 @@
 import { Kafka, logLevel as KafkajsLevel, LogEntry } from 'kafkajs';
+import { fixKafkajsCrc } from './kafkajs-crc.fix';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer.fix';
 import { fixKafkajsRecordEncoder } from './kafkajs-record.fix';
 import { jsonLineLogSink, LedgerLogEntry, LedgerLogLevel, LedgerLogSink } from './ledger-log';
@@ -28,12 +29,14 @@ function fromKafkajs(level: KafkajsLevel): LedgerLogEntry['level'] {
 
 /**
  * The one place a kafkajs client is built; its logs go to the structured sink, not to console, and
- * its connections no longer spin a 1 ms timer while idle (kafkajs-idle-timer.fix.ts), and it encodes
- * each record into one buffer (kafkajs-record.fix.ts).
+ * its connections no longer spin a 1 ms timer while idle (kafkajs-idle-timer.fix.ts), it encodes
+ * each record into one buffer (kafkajs-record.fix.ts) and checksums a record batch eight bytes at a
+ * time (kafkajs-crc.fix.ts).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimer();
   fixKafkajsRecordEncoder();
+  fixKafkajsCrc();
   const sink = options.logSink ?? jsonLineLogSink;
   return new Kafka({
     clientId: options.clientId,

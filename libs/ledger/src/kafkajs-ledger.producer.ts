@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompressionTypes, Kafka, Message, Partitioners, Producer, type ICustomPartitioner } from 'kafkajs';
 import type { LedgerMessage, LedgerProducer, SendOptions, TopicMessages } from './ledger-producer.port';
+import { murmur2 } from './murmur2';
 import { PartitionReceipts } from './partition-receipts';
 
 const ACKS_ALL = -1;
@@ -72,11 +73,28 @@ function recordingPartitioner(receipts: AsyncLocalStorage<PartitionReceipts>): I
   return () => {
     const partition = Partitioners.DefaultPartitioner();
     return (args) => {
-      const chosen = partition(args);
+      const { message, partitionMetadata } = args;
+      // A keyed message (every ledger record) is hashed here, as kafkajs's default would (same
+      // partition, see keyPartition); anything else is left to that default.
+      const chosen =
+        typeof message.key === 'string' &&
+        (message.partition === undefined || message.partition === null) &&
+        partitionMetadata.length > 0
+          ? keyPartition(message.key, partitionMetadata.length)
+          : partition(args);
       receipts.getStore()?.record(args.topic, chosen);
       return chosen;
     };
   };
+}
+
+/**
+ * The partition of a keyed record: the Java client's and kafkajs's default, `murmur2(key)` made
+ * positive, modulo the topic's partition count (available or not, so a key never moves while a
+ * leader is away), with the hash in 32-bit arithmetic instead of kafkajs's `Long`s (murmur2.ts).
+ */
+export function keyPartition(key: string, partitions: number): number {
+  return (murmur2(key) & 0x7fffffff) % partitions;
 }
 
 /** kafkajs only reads a message's headers: the (often shared) object is handed over as it is. */

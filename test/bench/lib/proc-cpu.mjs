@@ -115,9 +115,11 @@ export function machineCpuMs() {
  * comm is the process's), `v8` (V8Worker: GC helpers and concurrent JIT), `rdk:broker` (librdkafka's
  * per-broker threads, summed), any other thread by its name (libuv's pool, librdkafka's main …).
  * Tells garbage and compilation from the relay's own work. Threads that exited are not counted.
+ * `sys` is the kernel's share (stime) of all those threads together, already counted in their kinds:
+ * socket writes and reads on loopback pay the receiving side's TCP work too.
  */
 export function threadSnapshot(pid) {
-  const byKind = { main: 0, v8: 0 };
+  const byKind = { main: 0, v8: 0, sys: 0 };
   let tids;
   try {
     tids = readdirSync(`/proc/${pid}/task`);
@@ -139,6 +141,7 @@ export function threadSnapshot(pid) {
               ? 'rdk:broker'
               : comm;
       byKind[kind] = (byKind[kind] ?? 0) + ms;
+      byKind.sys += (Number(fields[12]) * 1000) / hz();
     } catch {
       // the thread exited between the listing and the read
     }
