@@ -10,12 +10,10 @@ import { loadavg } from 'node:os';
 import { ROOT } from './lib/built.mjs';
 import { startRelay } from './lib/ledger-apps.mjs';
 import { writeJson } from './lib/report.mjs';
-import { writeConfigs } from './lib/rls-configs.mjs';
 import { caseLoad, rlsSettings } from './lib/rls-load.mjs';
-import { startTallySide } from './lib/rls-sides.mjs';
-import { startStack } from './lib/stack.mjs';
 import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
 import { measureSteady, processGroups } from './lib/steady-measure.mjs';
+import { withTallyStack } from './lib/steady-start.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
 const log = (line) => process.stdout.write(`[bench lag-ab] ${line}\n`);
@@ -35,16 +33,7 @@ async function withEnv(env, fn) {
 }
 
 async function main() {
-  const configs = writeConfigs(OUT_DIR);
-  const cleanup = [];
-  try {
-    const stack = await startStack(log);
-    cleanup.push(() => stack.down());
-    const tally = await startTallySide(
-      { stack, settings, configs, outDir: OUT_DIR, relay: true },
-      log,
-      cleanup,
-    );
+  await withTallyStack({ settings, outDir: OUT_DIR, log }, async ({ stack, tally, cleanup }) => {
     await primeProjector(stack, settings, tally.redis, log);
     const load = caseLoad('http', tally, { ...settings, rate: settings.rate });
     log(`prewarm 20 s at ${settings.rate}/s`);
@@ -101,12 +90,7 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
-  } finally {
-    for (const step of cleanup.reverse())
-      await Promise.resolve()
-        .then(step)
-        .catch(() => undefined);
-  }
+  });
 }
 
 main().then(

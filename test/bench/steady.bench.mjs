@@ -28,15 +28,14 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT } from './lib/built.mjs';
 import { writeJson } from './lib/report.mjs';
-import { writeConfigs } from './lib/rls-configs.mjs';
 import { caseLoad, ghzFor, rlsSettings } from './lib/rls-load.mjs';
 import { peerBuildInstructions } from './lib/rls-peer.mjs';
 import { checkSides, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
-import { startStack } from './lib/stack.mjs';
 import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
 import { ledgerControl } from './lib/steady-ledger.mjs';
 import { measureIdle, measureSteady, processGroups } from './lib/steady-measure.mjs';
 import { printSteadySummary } from './lib/steady-report.mjs';
+import { withTallyStack } from './lib/steady-start.mjs';
 import { summarizeLoad, VARIANTS } from './lib/steady-summary.mjs';
 
 const OUT_DIR = join(ROOT, '.local/bench');
@@ -206,16 +205,7 @@ export async function runSteadyBench() {
   if (ghz) log(`ghz: ${ghz}`);
   const peerBin = process.env.PEER_RATELIMIT_BIN;
   if (!peerBin) log(peerBuildInstructions('steady'));
-  const configs = writeConfigs(OUT_DIR);
-  const cleanup = [];
-  try {
-    const stack = await startStack(log);
-    cleanup.push(() => stack.down());
-    const tally = await startTallySide(
-      { stack, settings, configs, outDir: OUT_DIR, relay: true },
-      log,
-      cleanup,
-    );
+  return withTallyStack({ settings, outDir: OUT_DIR, log }, async ({ stack, tally, configs, cleanup }) => {
     const build = baselineBuild();
     const baseline = build
       ? await startTallySide({ stack, settings, configs, outDir: OUT_DIR, relay: true, build }, log, cleanup)
@@ -264,9 +254,7 @@ export async function runSteadyBench() {
     writeJson(out, record);
     log(`figures written to ${out}`);
     return record;
-  } finally {
-    for (const step of cleanup.reverse()) await step();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -111,6 +111,8 @@ describe('@tally/client package', () => {
     expect(existsSync(join(installed, '@tally/client/dist/client/src/index.d.ts'))).toBe(true);
     // the wire types come from the API contract, shipped in the package beside the client
     expect(existsSync(join(installed, '@tally/client/dist/api-contract/src/index.d.ts'))).toBe(true);
+    // the local limiter's maths is window-math's, shipped (and loaded) from the package too
+    expect(existsSync(join(installed, '@tally/client/dist/window-math/src/index.js'))).toBe(true);
     expect(existsSync(join(installed, '@nestjs'))).toBe(false);
   });
 

@@ -12,18 +12,16 @@
 import {
   ALGORITHM_REGISTRY,
   DecisionService,
-  EngineService,
-  allShardKeys,
   evaluateWindow,
   shardOf,
   unpackWindowState,
-  type EngineOptions,
   type WindowState,
 } from '@tally/engine';
-import type { Algorithm, Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, testPolicy, uniqueName } from '@tally/testing';
+import type { Algorithm, Policy, WindowSpec } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 12;
 const SHARDS = 64;
@@ -69,34 +67,24 @@ const HASH_STATE = (Object.keys(ALGORITHM_REGISTRY) as Algorithm[]).filter(
 );
 
 describe('algorithm registry parity (decide.lua on Redis = window-math.ts)', () => {
+  let stack: EngineStack;
   let redis: Redis;
-  let sutRedis: Redis;
-  let source: { current: PolicySet };
   let fixedNow: number | undefined;
   let sut: DecisionService;
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { enableOfflineQueue: false, enableAutoPipelining: false });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 5_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: SECRET,
-      scriptNow: () => fixedNow,
-    };
-    sut = new DecisionService(new EngineService(sutRedis, options), source, options);
+      engine: { scriptNow: () => fixedNow },
+      sutRedis: { enableAutoPipelining: false },
+    });
+    redis = stack.redis;
+    sut = new DecisionService(stack.engine, stack.source, stack.options);
   });
 
-  afterAll(async () => {
-    await redis.del(...allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]));
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   it('covers every algorithm whose state is a field of the policy state hash', () => {
     expect(HASH_STATE).toEqual(expect.arrayContaining(['fixed_window', 'sliding_window', 'token_bucket']));
@@ -112,7 +100,7 @@ describe('algorithm registry parity (decide.lua on Redis = window-math.ts)', () 
       const name = uniqueName('parity');
       const spec: WindowSpec = { name: 'w', role: 'sustained', ...WALKS[algorithm].window };
       const policy: Policy = testPolicy(name, { windows: [spec], maxCost: 5 });
-      source.current = { version: uniqueName('set'), policies: [policy], loadedAt: 0 };
+      stack.use(policy);
       const tenant = uniqueName('t');
       const random = prng(42);
       let mirror: WindowState = {};

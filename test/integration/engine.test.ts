@@ -19,12 +19,12 @@ import {
   shardOf,
   type Decision,
   type DecisionRequest,
-  type EngineOptions,
 } from '@tally/engine';
 import type { Algorithm, Policy, PolicySet, WindowSpec } from '@tally/policy';
 import { testEnv, uniqueName, testPolicy } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 13;
 const SHARDS = 64;
@@ -49,43 +49,28 @@ const win = (
 });
 
 describe(DecisionService.name, () => {
+  let stack: EngineStack;
   let redis: Redis;
-  let sutRedis: Redis;
-  let source: { current: PolicySet };
   let fixedNow: number | undefined;
   let sut: DecisionService;
 
   const use = (...policies: Policy[]): void => {
-    source.current = { version: uniqueName('set'), policies, loadedAt: 0 };
+    stack.use(...policies);
   };
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), {
-      protocol: 2,
-      enableOfflineQueue: false,
-      enableAutoPipelining: false,
-    });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 2_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: SECRET,
-      scriptNow: () => fixedNow,
-    };
-    sut = new DecisionService(new EngineService(sutRedis, options), source, options);
+      engine: { backendTimeoutMs: 2_000, scriptNow: () => fixedNow },
+      sutRedis: { protocol: 2, enableAutoPipelining: false },
+    });
+    redis = stack.redis;
+    sut = new DecisionService(stack.engine, stack.source, stack.options);
   });
 
-  afterAll(async () => {
-    const keys = allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]);
-    await redis.del(...keys);
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   async function outboxEntriesOf(decisionIds: Set<string>): Promise<Record<string, string>[]> {
     const found: Record<string, string>[] = [];
@@ -422,7 +407,7 @@ describe(DecisionService.name, () => {
       v: 1,
       outcome: 'allowed',
       id: decision.decision_id,
-      policy_set_version: source.current.version,
+      policy_set_version: stack.source.current.version,
       tenant,
       selectors: { tenant, principal: 'svc-42', token: expect.stringMatching(/^t_[A-Za-z0-9_-]{22}$/) },
       attributes: { plan: 'pro' },
@@ -542,7 +527,7 @@ describe(DecisionService.name, () => {
     const name = uniqueName('one');
     use(policy(name, [win('w', 'fixed_window', 1, 3_600_000)]));
     const request = { selectors: { tenant: uniqueName('t'), principal: 'p' }, cost: 1 };
-    const pipelines = vi.spyOn(sutRedis, 'pipeline');
+    const pipelines = vi.spyOn(stack.sutRedis, 'pipeline');
     try {
       const decisions = [...(await sut.decideBatch([request])), ...(await sut.decideBatch([request]))];
 

@@ -6,19 +6,16 @@
  */
 import {
   DecisionService,
-  EngineService,
   OverridesService,
   OverridesStore,
-  allShardKeys,
   overrideIndexKey,
   overridesKey,
   type Decision,
-  type EngineOptions,
 } from '@tally/engine';
-import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, testPolicy, uniqueName } from '@tally/testing';
-import { Redis } from 'ioredis';
+import type { Policy, WindowSpec } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 12;
 const SHARDS = 16;
@@ -35,17 +32,15 @@ const gcra = (burst: number, limit = 10, periodMs = 1_000): WindowSpec => ({
 });
 
 describe('gcra windows', () => {
-  let redis: Redis;
-  let sutRedis: Redis;
+  let stack: EngineStack;
   let fixedNow: number | undefined;
-  const source: { current: PolicySet } = { current: { version: 'empty', policies: [], loadedAt: 0 } };
   let sut: DecisionService;
   let overrides: OverridesService;
 
   const use = (window: WindowSpec): { name: string; tenant: string } => {
     const name = uniqueName('gcra');
     const policy: Policy = testPolicy(name, { key: ['tenant'], windows: [window], maxCost: window.burst });
-    source.current = { version: uniqueName('set'), policies: [policy], loadedAt: 0 };
+    stack.use(policy);
     return { name, tenant: uniqueName('t') };
   };
   const at = (ms: number, tenant: string, cost = 1, idempotencyKey?: string): Promise<Decision> => {
@@ -59,33 +54,22 @@ describe('gcra windows', () => {
   const window = (d: Decision) => d.policies[0].windows[0];
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { enableOfflineQueue: false });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 5_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: 'gcra-test-secret-0123456789',
-      scriptNow: () => fixedNow,
-    };
-    sut = new DecisionService(new EngineService(sutRedis, options), source, options);
-    overrides = new OverridesService(new OverridesStore(sutRedis, options), source, options);
+      engine: { scriptNow: () => fixedNow },
+      alsoDelete: (k) => [overridesKey(k), overrideIndexKey(k)],
+    });
+    sut = new DecisionService(stack.engine, stack.source, stack.options);
+    overrides = new OverridesService(
+      new OverridesStore(stack.sutRedis, stack.options),
+      stack.source,
+      stack.options,
+    );
   });
 
-  afterAll(async () => {
-    const keys = allShardKeys(SHARDS).flatMap((k) => [
-      k.outbox,
-      k.denials,
-      overridesKey(k),
-      overrideIndexKey(k),
-    ]);
-    await redis.del(...keys);
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   it('lets a burst of `burst` through at once, then exactly one per emission interval', async () => {
     const { tenant } = use(gcra(3));
@@ -194,9 +178,9 @@ describe('gcra windows', () => {
 
   it('refuses a cost above the burst (413): it could never pass', async () => {
     const { tenant } = use(gcra(3));
-    source.current = {
-      ...source.current,
-      policies: [{ ...source.current.policies[0], maxCost: 100 }],
+    stack.source.current = {
+      ...stack.source.current,
+      policies: [{ ...stack.source.current.policies[0], maxCost: 100 }],
     };
     expect(await at(0, tenant, 4)).toMatchObject({ allowed: false, code: 'cost.too_large' });
   });

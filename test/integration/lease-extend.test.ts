@@ -5,20 +5,18 @@
  */
 import {
   DecisionService,
-  EngineService,
   LeaseService,
-  allShardKeys,
   leaseKey,
   parseLeaseId,
   shardKeys,
   shardOf,
   type Decision,
-  type EngineOptions,
 } from '@tally/engine';
-import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, testPolicy, uniqueName } from '@tally/testing';
+import type { Policy, WindowSpec } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 12;
 const SHARDS = 64;
@@ -35,15 +33,14 @@ const policy = (name: string, windows: WindowSpec[]): Policy =>
   testPolicy(name, { key: ['tenant'], windows, maxCost: 1 });
 
 describe(`${LeaseService.name}.extend`, () => {
+  let stack: EngineStack;
   let redis: Redis;
-  let sutRedis: Redis;
-  let source: { current: PolicySet };
   let fixedNow: number | undefined;
   let decisions: DecisionService;
   let sut: LeaseService;
 
   const use = (...policies: Policy[]): void => {
-    source.current = { version: uniqueName('set'), policies, loadedAt: 0 };
+    stack.use(...policies);
   };
   const decide = (tenant: string): Promise<Decision> => decisions.decide({ selectors: { tenant }, cost: 1 });
   const zsetOf = (tenant: string, policyName: string, window = 'inflight'): string =>
@@ -62,29 +59,19 @@ describe(`${LeaseService.name}.extend`, () => {
   };
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { protocol: 2, enableOfflineQueue: false });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 5_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: 'lease-extend-test-secret-0123456789',
-      scriptNow: () => fixedNow,
-    };
-    const engine = new EngineService(sutRedis, options);
-    decisions = new DecisionService(engine, source, options);
-    sut = new LeaseService(engine, source);
+      engine: { scriptNow: () => fixedNow },
+      sutRedis: { protocol: 2 },
+    });
+    redis = stack.redis;
+    decisions = new DecisionService(stack.engine, stack.source, stack.options);
+    sut = new LeaseService(stack.engine, stack.source);
   });
 
-  afterAll(async () => {
-    await redis.del(...allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]));
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   it('keeps the units held past the first expiry until the new one, then gives them back once', async () => {
     // given a lease of 10 s taken at T0 in a window of 1

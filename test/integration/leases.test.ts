@@ -5,21 +5,19 @@
  */
 import {
   DecisionService,
-  EngineService,
   LeaseService,
-  allShardKeys,
   leaseKey,
   parseLeaseId,
   shardKeys,
   shardOf,
   unpackWindowState,
   type Decision,
-  type EngineOptions,
 } from '@tally/engine';
-import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, testPolicy, uniqueName } from '@tally/testing';
+import type { Policy, WindowSpec } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 12;
 const SHARDS = 64;
@@ -44,15 +42,14 @@ const policy = (name: string, windows: WindowSpec[], over: Partial<Policy> = {})
   testPolicy(name, { key: ['tenant'], windows, maxCost: 1, ...over });
 
 describe('concurrency windows and leases', () => {
+  let stack: EngineStack;
   let redis: Redis;
-  let sutRedis: Redis;
-  let source: { current: PolicySet };
   let fixedNow: number | undefined;
   let decisions: DecisionService;
   let leases: LeaseService;
 
   const use = (...policies: Policy[]): void => {
-    source.current = { version: uniqueName('set'), policies, loadedAt: 0 };
+    stack.use(...policies);
   };
   const decide = (tenant: string, extra: Record<string, unknown> = {}): Promise<Decision> =>
     decisions.decide({ selectors: { tenant }, cost: 1, ...extra });
@@ -63,29 +60,19 @@ describe('concurrency windows and leases', () => {
     0 - Number((await redis.zscore(key, '#')) ?? 0) || 0;
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { protocol: 2, enableOfflineQueue: false });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    source = { current: { version: 'empty', policies: [], loadedAt: 0 } };
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 5_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: SECRET,
-      scriptNow: () => fixedNow,
-    };
-    const engine = new EngineService(sutRedis, options);
-    decisions = new DecisionService(engine, source, options);
-    leases = new LeaseService(engine, source);
+      engine: { scriptNow: () => fixedNow },
+      sutRedis: { protocol: 2 },
+    });
+    redis = stack.redis;
+    decisions = new DecisionService(stack.engine, stack.source, stack.options);
+    leases = new LeaseService(stack.engine, stack.source);
   });
 
-  afterAll(async () => {
-    await redis.del(...allShardKeys(SHARDS).flatMap((k) => [k.outbox, k.denials]));
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   it('allows exactly 10 of 500 parallel acquisitions at a limit of 10, each with its own lease', async () => {
     fixedNow = undefined;
@@ -293,7 +280,7 @@ describe('concurrency windows and leases', () => {
       v: 1,
       lease_id: d.lease?.id,
       id: d.decision_id,
-      policy_set_version: source.current.version,
+      policy_set_version: stack.source.current.version,
       tenant,
       selectors: { tenant },
       units: 1,

@@ -5,10 +5,8 @@
  */
 import {
   DecisionService,
-  EngineService,
   OverridesService,
   OverridesStore,
-  allShardKeys,
   encodeScope,
   overrideIndexKey,
   overridesKey,
@@ -16,15 +14,15 @@ import {
   shardOf,
   windowKey,
   type Decision,
-  type EngineOptions,
   type Override,
 } from '@tally/engine';
-import type { Policy, PolicySet, WindowSpec } from '@tally/policy';
-import { testEnv, testPolicy, uniqueName } from '@tally/testing';
+import type { Policy, WindowSpec } from '@tally/policy';
+import { testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStack } from './support/engine-stack';
 
 const DB = 12;
 const SHARDS = 16;
@@ -42,16 +40,15 @@ const win = (
 });
 
 describe(OverridesService.name, () => {
+  let stack: EngineStack;
   let redis: Redis;
-  let sutRedis: Redis;
   let fixedNow: number | undefined;
   let wallNow = T0;
-  const source: { current: PolicySet } = { current: { version: 'empty', policies: [], loadedAt: 0 } };
   let decisions: DecisionService;
   let sut: OverridesService;
 
   const use = (...policies: Policy[]): void => {
-    source.current = { version: uniqueName('set'), policies, loadedAt: 0 };
+    stack.use(...policies);
   };
   const tenantPolicy = (name: string, windows: WindowSpec[]) =>
     testPolicy(name, { key: ['tenant'], windows, maxCost: 10 });
@@ -67,34 +64,23 @@ describe(OverridesService.name, () => {
   };
 
   beforeAll(async () => {
-    const url = new URL(testEnv().redisUrl);
-    url.pathname = `/${DB}`;
-    redis = new Redis(url.toString());
-    sutRedis = new Redis(url.toString(), { enableOfflineQueue: false });
-    await sutRedis.ping().catch(() => new Promise((r) => sutRedis.once('ready', r)));
-    const options: EngineOptions = {
-      redis: { mode: 'single', url: url.toString() },
+    stack = await EngineStack.start({
+      db: DB,
       shards: SHARDS,
-      backendTimeoutMs: 2_000,
-      idempotencyTtlMs: 60_000,
       tokenSecret: 'overrides-test-secret-0123456789',
-      scriptNow: () => fixedNow,
-      clock: () => wallNow,
-    };
-    decisions = new DecisionService(new EngineService(sutRedis, options), source, options);
-    sut = new OverridesService(new OverridesStore(sutRedis, options), source, options);
+      engine: { backendTimeoutMs: 2_000, scriptNow: () => fixedNow, clock: () => wallNow },
+      alsoDelete: (k) => [overridesKey(k), overrideIndexKey(k)],
+    });
+    redis = stack.redis;
+    decisions = new DecisionService(stack.engine, stack.source, stack.options);
+    sut = new OverridesService(
+      new OverridesStore(stack.sutRedis, stack.options),
+      stack.source,
+      stack.options,
+    );
   });
 
-  afterAll(async () => {
-    const keys = allShardKeys(SHARDS).flatMap((k) => [
-      k.outbox,
-      k.denials,
-      overridesKey(k),
-      overrideIndexKey(k),
-    ]);
-    await redis.del(...keys);
-    await Promise.all([redis.quit(), sutRedis.quit()]);
-  });
+  afterAll(() => stack.close());
 
   it('raises a limit on the next decision, says which override decided, and puts it in the outbox', async () => {
     // given a policy of 2 per hour per tenant, and an override of 5 for one tenant

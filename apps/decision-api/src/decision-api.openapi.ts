@@ -33,6 +33,8 @@ const JSON_BODY: ErrorCode[] = [
   'request.too_large',
   'request.unsupported_media_type',
 ];
+/** A 503 of an operation whose Redis step failed: the backend failure, as a decision names it. */
+const REDIS_FAILED: ErrorCode[] = ['backend.timeout', 'backend.unavailable', 'backend.error'];
 const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS).filter((h) => h !== 'retry-after');
 /** A decision at one status: the rate-limit headers when a policy applies, `Retry-After` when told to wait. */
 const decision = (description: string, retry = false) => ({
@@ -119,7 +121,7 @@ const OPERATIONS: OperationSpec[] = [
       404: { description: 'No such lease', errorCodes: ['lease.not_found'] },
       503: {
         description: 'Redis failed; retry (releasing is idempotent)',
-        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+        errorCodes: REDIS_FAILED,
       },
     },
     errorCodes: AUTH_CODES,
@@ -161,7 +163,7 @@ const OPERATIONS: OperationSpec[] = [
       },
       503: {
         description: 'Redis failed; retry (before `expires_at`)',
-        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+        errorCodes: REDIS_FAILED,
       },
     },
     errorCodes: [...AUTH_CODES, ...JSON_BODY],
@@ -211,7 +213,7 @@ const OPERATIONS: OperationSpec[] = [
       404: { description: 'No such policy', errorCodes: ['policy.not_found'] },
       503: {
         description: 'Redis failed',
-        errorCodes: ['backend.timeout', 'backend.unavailable', 'backend.error'],
+        errorCodes: REDIS_FAILED,
       },
     },
     errorCodes: AUTH_CODES,

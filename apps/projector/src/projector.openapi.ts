@@ -27,6 +27,12 @@ import {
   serviceOperations,
 } from '@tally/openapi';
 
+/** The refusals of every operation the projector forwards to the decision API (the console's). */
+const UPSTREAM = {
+  502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
+  503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+} as const satisfies OperationSpec['responses'];
+
 /** The query API's own version, as published in the document (the wire contract's, not the build's). */
 export const PROJECTOR_API_VERSION = '1.0.0';
 
@@ -125,8 +131,7 @@ const CONSOLE_OPERATIONS: OperationSpec[] = [
     access: 'admin',
     responses: {
       200: { description: 'The policy set in force', schemas: [PolicyListSchema] },
-      502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
-      503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+      ...UPSTREAM,
     },
     errorCodes: AUTH_CODES,
   },
@@ -138,8 +143,7 @@ const CONSOLE_OPERATIONS: OperationSpec[] = [
     access: 'admin',
     responses: {
       200: { description: 'The recent reloads', schemas: [PolicyReloadsSchema] },
-      502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
-      503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
+      ...UPSTREAM,
     },
     errorCodes: AUTH_CODES,
   },
@@ -157,10 +161,6 @@ function overrideForwards(): OperationSpec[] {
     { name: 'key', in: 'path', required: true, schema: { type: 'string' } },
     { name: 'tenant', in: 'query', required: false, schema: { type: 'string' } },
   ];
-  const upstream = {
-    502: { description: 'The decision API did not answer', errorCodes: ['upstream.unreachable'] },
-    503: { description: 'No decision API URL', errorCodes: ['upstream.not_configured'] },
-  } as const satisfies OperationSpec['responses'];
   const invalid = { description: 'Refused by the decision API', errorCodes: ['request.invalid'] } as const;
   return [
     {
@@ -178,7 +178,7 @@ function overrideForwards(): OperationSpec[] {
       responses: {
         200: { description: 'One page', schemas: [OverrideListSchema] },
         400: invalid,
-        ...upstream,
+        ...UPSTREAM,
       },
       errorCodes: AUTH_CODES,
     },
@@ -194,7 +194,7 @@ function overrideForwards(): OperationSpec[] {
         200: { description: 'Replaced an override in force', schemas: [OverrideItemSchema] },
         201: { description: 'Created', schemas: [OverrideItemSchema] },
         400: { description: 'Refused', errorCodes: ['request.invalid', 'request.malformed_json'] },
-        ...upstream,
+        ...UPSTREAM,
       },
       errorCodes: AUTH_CODES,
     },
@@ -209,7 +209,7 @@ function overrideForwards(): OperationSpec[] {
         204: { description: 'Removed' },
         400: invalid,
         404: { description: 'No override in force', errorCodes: ['override.not_found'] },
-        ...upstream,
+        ...UPSTREAM,
       },
       errorCodes: AUTH_CODES,
     },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TallyLocalFallbackOptions, TallyLocalWindow } from './client.types';
 import { LocalFallback, LOCAL_POLICY } from './local-fallback';
 import { TallyClient } from './tally.client';
-import { UNFIT_RETRY_AFTER_MS } from './local-limiter';
+import { UNFIT_RETRY_AFTER_MS } from '@tally/window-math';
 
 const MINUTE = 60_000;
 /** Minute-aligned, so fixed windows start at T. */

@@ -6,8 +6,8 @@ import type {
   TallyPolicy,
 } from './client.types';
 import { unreachableDecision } from './decision.mapper';
-import { LocalLimiter } from './local-limiter';
-import type { LocalWindowResult } from './local-window-math';
+import type { LocalLimiter, WindowResult } from '@tally/window-math';
+import { localLimiter, type LocalAlgorithm } from './local-limiter';
 import { parseRateLimitHeaders } from './rate-limit.headers';
 
 /** The policy name of the client's own windows in a result and its headers. */
@@ -23,14 +23,14 @@ const DEFAULT_MAX_KEYS = 10_000;
  * client has no ledger; the server never saw these requests.
  */
 export class LocalFallback {
-  private readonly limiter: LocalLimiter;
+  private readonly limiter: LocalLimiter<LocalAlgorithm>;
   private readonly key: (request: TallyDecisionRequest) => string;
 
   private readonly clock: () => number;
 
   constructor(private readonly options: TallyLocalFallbackOptions) {
     this.clock = options.clock ?? Date.now;
-    this.limiter = new LocalLimiter(options.windows, options.share ?? 1, options.maxKeys ?? DEFAULT_MAX_KEYS);
+    this.limiter = localLimiter(options.windows, options.share ?? 1, options.maxKeys ?? DEFAULT_MAX_KEYS);
     this.key = options.key ?? selectorsKey;
   }
 
@@ -41,7 +41,12 @@ export class LocalFallback {
 
   decide(request: TallyDecisionRequest, failure: TallyClientFailure): TallyDecision {
     const cost = request.cost ?? 1;
-    const verdict = this.limiter.decide(this.key(request), cost, this.clock());
+    // One check: every key has the same windows, the options'.
+    const verdict = this.limiter.decide(
+      [{ id: this.key(request), windows: this.options.windows }],
+      cost,
+      this.clock(),
+    );
     if (verdict.kind === 'overflow')
       return this.options.overflow === 'open'
         ? unreachableDecision('open', failure)
@@ -53,8 +58,8 @@ export class LocalFallback {
       name: w.name,
       role: w.role,
       limit: w.limit,
-      remaining: verdict.results[i].remaining,
-      reset_ms: verdict.results[i].resetMs,
+      remaining: verdict.results[0][i].remaining,
+      reset_ms: verdict.results[0][i].resetMs,
     }));
     const policies: TallyPolicy[] = [{ name: LOCAL_POLICY, mode: 'enforce', windows }];
     const base = {
@@ -66,9 +71,9 @@ export class LocalFallback {
       failure,
     } as const;
     if (verdict.kind === 'denied') {
-      const w = this.options.windows[verdict.binding];
-      const result = verdict.results[verdict.binding];
-      const headers = rateLimitHeaders(windows, verdict.binding, result);
+      const w = this.options.windows[verdict.window];
+      const result = verdict.results[0][verdict.window];
+      const headers = rateLimitHeaders(windows, verdict.window, result);
       return {
         ...base,
         status: 429,
@@ -112,7 +117,7 @@ function leastLeft(windows: readonly TallyPolicy['windows'][number][]): number {
 function rateLimitHeaders(
   windows: readonly TallyPolicy['windows'][number][],
   binding: number,
-  denied: LocalWindowResult | undefined,
+  denied: WindowResult | undefined,
 ): Record<string, string> {
   const w = windows[binding];
   const reset = String(Math.ceil(w.reset_ms / 1000));

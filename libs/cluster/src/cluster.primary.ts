@@ -1,10 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type LoggerService } from '@nestjs/common';
 import { AggregatorRegistry } from 'prom-client';
+import { WorkerAsks } from './cluster.asks';
 import { nextRestart } from './cluster.backoff';
 import { allocatorOf, workerAllocatorEnv, workerEnv, workerExecArgv } from './cluster.runtime';
 import {
-  CLUSTER_ASK_TIMEOUT_MS,
   type ClusterMessage,
   isClusterMessage,
   type WorkerReload,
@@ -13,22 +13,6 @@ import {
 
 /** Workers get this long to drain after SIGTERM (their own grace is 15 s) before they are killed. */
 const STOP_GRACE_MS = 20_000;
-
-interface PendingReload {
-  readonly asker: Worker;
-  readonly askerId: number;
-  readonly waitingFor: Set<number>;
-  readonly results: WorkerReload[];
-  readonly timer: NodeJS.Timeout;
-}
-
-interface PendingGather {
-  readonly asker: Worker;
-  readonly askerId: number;
-  readonly waitingFor: Set<number>;
-  readonly results: WorkerValue[];
-  readonly timer: NodeJS.Timeout;
-}
 
 /**
  * The decision API's primary process with `TALLY_WORKERS` > 1: forks the workers (each runs the whole
@@ -39,11 +23,14 @@ interface PendingGather {
  */
 export function runClusterPrimary(name: string, workers: number, logger: LoggerService): void {
   const aggregator = new AggregatorRegistry();
-  const pendingReloads = new Map<number, PendingReload>();
-  const pendingGathers = new Map<number, PendingGather>();
-  let nextGatherId = 0;
+  // Late or missing workers are reported without a result: the asker refuses to say OK for them.
+  const reloads = new WorkerAsks<WorkerReload>((asker, id, results) =>
+    reply(asker, { tally: 'reload:done', id, results }),
+  );
+  const gathers = new WorkerAsks<WorkerValue>((asker, id, results) =>
+    reply(asker, { tally: 'gather:done', id, results }),
+  );
   const bornAt = new Map<number, number>();
-  let nextReloadId = 0;
   let deathsInARow = 0;
   let stopping = false;
   let failed = false;
@@ -64,10 +51,12 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
     if (!isClusterMessage(message)) return;
     switch (message.tally) {
       case 'reload':
-        startReload(worker, message.id, message.file);
+        reloads.start(worker, message.id, (w, id) =>
+          reply(w, { tally: 'reload:run', id, file: message.file }),
+        );
         return;
       case 'reload:ack':
-        ackReload(worker, message.id, message.result);
+        reloads.answer(worker, message.id, message.result);
         return;
       case 'metrics':
         aggregator.clusterMetrics().then(
@@ -76,10 +65,12 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
         );
         return;
       case 'gather':
-        startGather(worker, message.id, message.topic);
+        gathers.start(worker, message.id, (w, id) =>
+          reply(w, { tally: 'gather:run', id, topic: message.topic }),
+        );
         return;
       case 'gather:ack':
-        ackGather(worker, message.id, message.result);
+        gathers.answer(worker, message.id, message.result);
         return;
       case 'reload:run':
       case 'reload:done':
@@ -90,85 +81,10 @@ export function runClusterPrimary(name: string, workers: number, logger: LoggerS
     }
   };
 
-  const startReload = (asker: Worker, askerId: number, file: string): void => {
-    const id = nextReloadId++;
-    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
-    const pending: PendingReload = {
-      asker,
-      askerId,
-      waitingFor: new Set(live.map((w) => w.id)),
-      results: [],
-      timer: setTimeout(() => finishReload(id), CLUSTER_ASK_TIMEOUT_MS),
-    };
-    pendingReloads.set(id, pending);
-    for (const w of live) reply(w, { tally: 'reload:run', id, file });
-  };
-
-  const ackReload = (worker: Worker, id: number, result: WorkerReload): void => {
-    const pending = pendingReloads.get(id);
-    if (pending === undefined) return;
-    pending.results.push(result);
-    pending.waitingFor.delete(worker.id);
-    if (pending.waitingFor.size === 0) finishReload(id);
-  };
-
-  /** Late or missing workers are reported without a result: the asker refuses to say OK for them. */
-  const finishReload = (id: number): void => {
-    const pending = pendingReloads.get(id);
-    if (pending === undefined) return;
-    pendingReloads.delete(id);
-    clearTimeout(pending.timer);
-    const missing = [...pending.waitingFor].map((wid) => ({ pid: cluster.workers?.[wid]?.process.pid ?? 0 }));
-    reply(pending.asker, {
-      tally: 'reload:done',
-      id: pending.askerId,
-      results: [...pending.results, ...missing],
-    });
-  };
-
-  /** A gather asks every live worker; one that is late or dies is reported without a value. */
-  const startGather = (asker: Worker, askerId: number, topic: string): void => {
-    const id = nextGatherId++;
-    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
-    pendingGathers.set(id, {
-      asker,
-      askerId,
-      waitingFor: new Set(live.map((w) => w.id)),
-      results: [],
-      timer: setTimeout(() => finishGather(id), CLUSTER_ASK_TIMEOUT_MS),
-    });
-    for (const w of live) reply(w, { tally: 'gather:run', id, topic });
-  };
-
-  const ackGather = (worker: Worker, id: number, result: WorkerValue): void => {
-    const pending = pendingGathers.get(id);
-    if (pending === undefined) return;
-    pending.results.push(result);
-    pending.waitingFor.delete(worker.id);
-    if (pending.waitingFor.size === 0) finishGather(id);
-  };
-
-  const finishGather = (id: number): void => {
-    const pending = pendingGathers.get(id);
-    if (pending === undefined) return;
-    pendingGathers.delete(id);
-    clearTimeout(pending.timer);
-    const missing = [...pending.waitingFor].map((wid) => ({ pid: cluster.workers?.[wid]?.process.pid ?? 0 }));
-    reply(pending.asker, {
-      tally: 'gather:done',
-      id: pending.askerId,
-      results: [...pending.results, ...missing],
-    });
-  };
-
   cluster.on('exit', (worker, code, signal) => {
     // A worker that died mid-reload answers nothing; its replacement reads the file at boot anyway.
-    for (const [id, pending] of pendingReloads) {
-      if (pending.waitingFor.delete(worker.id) && pending.waitingFor.size === 0) finishReload(id);
-    }
-    for (const [id, pending] of pendingGathers) {
-      if (pending.waitingFor.delete(worker.id) && pending.waitingFor.size === 0) finishGather(id);
-    }
+    reloads.exited(worker.id);
+    gathers.exited(worker.id);
     const lived = Date.now() - (bornAt.get(worker.id) ?? Date.now());
     bornAt.delete(worker.id);
     if (stopping) {

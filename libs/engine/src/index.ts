@@ -65,9 +65,10 @@ export {
   type PlannedWindow,
 } from './plan';
 
-// store/ (the key layout is a contract: exported so tests and tools assert and read exact keys)
+// store/
+export { EngineService, type EngineHealth, type EngineHealthStatus } from './store';
+// store/keys.ts: the key layout is a contract, exported so tests and tools assert and read exact keys
 export {
-  EngineService,
   KEY_PREFIX,
   NO_TENANT,
   allShardKeys,
@@ -86,11 +87,9 @@ export {
   shardKeys,
   shardOf,
   windowKey,
-  type EngineHealth,
-  type EngineHealthStatus,
   type ShardKeys,
   type WindowKeyParts,
-} from './store';
+} from './store/keys';
 
 // failure/
 export {

@@ -32,7 +32,7 @@ export interface AlgorithmEntry {
    * `reconcile --enforcement` says when it skips the window).
    */
   readonly reseed: ReseedRule | { readonly skip: string };
-  /** The SDK's local fallback limiter (libs/client, `evaluateLocalWindow`) runs it. */
+  /** The SDK's local fallback limiter (libs/client `local-limiter.ts`, `evaluateLocalWindow`) runs it. */
   readonly clientLocal: boolean;
 }
 

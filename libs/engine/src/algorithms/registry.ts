@@ -1,11 +1,9 @@
 import type { Algorithm } from '@tally/policy';
 import { utcMonthOf } from '../utc-month';
+import { fixedWindow, slidingWindow, tokenBucket } from '@tally/window-math';
 import {
   concurrencyWindow,
-  fixedWindow,
   calendarMonth,
-  slidingWindow,
-  tokenBucket,
   type WindowMathSpec,
   type WindowResult,
   type WindowState,

@@ -3,12 +3,13 @@
  * (`backend-failure.ts`), the circuit breaker and one per node (`node-breakers.ts`), the degraded
  * ledger (decisions allowed while Redis failed, buffered and appended to the outbox once it answers:
  * buffer, entry, degraded-append script), and the local fallback (`local_fallback` policies decided by
- * this process's bounded counters, `LocalLimiter`, with the override copy's blocks).
+ * this process's bounded counters, `EngineLocalLimiter`, with the override copy's blocks).
  *
  * Does NOT own:
  * - talking to Redis: the degraded ledger flushes through the `DegradedOutbox` port (store/);
  * - which fail mode a decision has (the policy, read from plan/) or the answer's shape (plan/);
- * - the override copy it consults (overrides/ `OverridesCache`), nor the window maths (`window-math.ts`);
+ * - the override copy it consults (overrides/ `OverridesCache`), nor the window maths (`window-math.ts`)
+ *   or the limiter's rules (@tally/window-math `LocalLimiter`);
  * - the metrics it reports (`DecisionObserver`, implemented by the app).
  */
 export { DegradedLedger } from './degraded-ledger';

@@ -8,7 +8,7 @@ import {
   type WindowOverride,
 } from '../plan/decision-result';
 import type { BackendFailure, Decision } from '../plan/decision.types';
-import { LocalLimiter, type LocalCheck, type LocalLimiterOptions } from './local-limiter';
+import { EngineLocalLimiter, type LocalCheck, type LocalLimiterOptions } from './local-limiter';
 import type { HeldOverride } from '../overrides/override-copy';
 
 /** What one `local_fallback` policy's part of a decision came to (a metric label). */
@@ -46,7 +46,7 @@ export function localFallbackOf(
 /**
  * `on_backend_failure: local_fallback` on the decision path: when a Redis step failed and no
  * applicable policy is fail_closed, the enforce policies that fall back locally are decided by this
- * process's `LocalLimiter` (the others, fail_open or shadow, count nothing, as under fail_open).
+ * process's `EngineLocalLimiter` (the others, fail_open or shadow, count nothing, as under fail_open).
  * The answer is `degraded` with the backend failure as its cause: allowed (counted locally), denied
  * with the window's deny reason (429), or, for a key beyond the bound, its policy's overflow mode.
  * The limiter is created on first use, so a process that never loses Redis holds nothing.
@@ -57,7 +57,7 @@ export function localFallbackOf(
  * limits. A fail_closed policy still refuses every failed step with 503, block or not.
  */
 export class LocalFallback {
-  private limiter: LocalLimiter | undefined;
+  private limiter: EngineLocalLimiter | undefined;
 
   constructor(
     private readonly options: LocalLimiterOptions,
@@ -98,7 +98,7 @@ export class LocalFallback {
     cause: BackendFailure,
     held: readonly (HeldOverride | undefined)[] = this.heldOverrides(plan),
   ): Decision {
-    this.limiter ??= new LocalLimiter(this.options);
+    this.limiter ??= new EngineLocalLimiter(this.options);
     const { checks, windows, overrides } = localChecks(plan, held);
     const verdict = this.limiter.decide(
       checks.map((c) => c.check),

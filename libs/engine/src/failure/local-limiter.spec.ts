@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalLimiter, UNFIT_RETRY_AFTER_MS, type LocalCheck } from './local-limiter';
+import { EngineLocalLimiter, UNFIT_RETRY_AFTER_MS, type LocalCheck } from './local-limiter';
 import { evaluateWindow } from '../algorithms/registry';
 import type { WindowMathSpec, WindowResult, WindowState } from '../window-math';
 
@@ -11,15 +11,15 @@ const fixed = (limit: number, periodMs = MINUTE) =>
   ({ name: 'w', algorithm: 'fixed_window', limit, periodMs }) as const;
 const check = (id: string, ...windows: LocalCheck['windows']): LocalCheck => ({ id, windows });
 
-function allowedCount(sut: LocalLimiter, c: LocalCheck, tries: number, now: number): number {
+function allowedCount(sut: EngineLocalLimiter, c: LocalCheck, tries: number, now: number): number {
   let allowed = 0;
   for (let i = 0; i < tries; i++) if (sut.decide([c], 1, now).kind === 'allowed') allowed++;
   return allowed;
 }
 
-describe(LocalLimiter.name, () => {
+describe(EngineLocalLimiter.name, () => {
   it('allows exactly the limit per fixed window with a share of 1, then denies until the window ends', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
     const c = check('a', fixed(100));
 
     expect(allowedCount(sut, c, 250, T + 1_000)).toBe(100);
@@ -34,7 +34,7 @@ describe(LocalLimiter.name, () => {
   });
 
   it('allows ⌊limit / share⌋ per window', () => {
-    const sut = new LocalLimiter({ share: 3, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 3, maxKeys: 10 });
 
     expect(sut.shareOf(100)).toBe(33);
     expect(allowedCount(sut, check('a', fixed(100)), 100, T)).toBe(33);
@@ -42,7 +42,7 @@ describe(LocalLimiter.name, () => {
 
   it("shares a gcra window's burst as its limit: ⌊burst / share⌋ at once, then one per interval", () => {
     // given 10 per second with a burst of 4, over 2 processes: 5 per second (T = 200 ms), 2 at once
-    const sut = new LocalLimiter({ share: 2, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 2, maxKeys: 10 });
     const c = check('a', { name: 'w', algorithm: 'gcra', limit: 10, periodMs: 1_000, burst: 4 });
 
     expect(allowedCount(sut, c, 5, T)).toBe(2);
@@ -52,7 +52,7 @@ describe(LocalLimiter.name, () => {
   });
 
   it('denies every cost above the share (a share of 0 too) with a short retry, and answers peeks', () => {
-    const sut = new LocalLimiter({ share: 8, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 8, maxKeys: 10 });
     const c = check('a', fixed(5));
 
     const verdict = sut.decide([c], 1, T);
@@ -70,7 +70,7 @@ describe(LocalLimiter.name, () => {
     (algorithm) => {
       // given a random but reproducible sequence of costs and clock steps
       const spec = { algorithm, limit: 10, periodMs: 1_000 } as const;
-      const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+      const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
       let state: WindowState = {};
       let seed = 7;
       const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
@@ -95,7 +95,7 @@ describe(LocalLimiter.name, () => {
   );
 
   it('commits nothing anywhere when one window of one check denies', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
     const roomy = check('roomy', fixed(100));
     const tight = check('tight', fixed(1));
     expect(sut.decide([tight], 1, T).kind).toBe('allowed');
@@ -106,7 +106,7 @@ describe(LocalLimiter.name, () => {
   });
 
   it('binds the denying window with the longest wait', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
     const c = check('a', { ...fixed(1, 1_000), name: 'second' }, { ...fixed(1), name: 'minute' });
     sut.decide([c], 1, T);
 
@@ -114,7 +114,7 @@ describe(LocalLimiter.name, () => {
   });
 
   it('holds no key for peeks and denials', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
 
     sut.decide([check('peek', fixed(10))], 0, T);
     sut.decide([check('unfit', fixed(1))], 2, T);
@@ -123,7 +123,7 @@ describe(LocalLimiter.name, () => {
   });
 
   it('never holds more than maxKeys: a new key beyond a full table of live keys overflows, uncounted', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 3 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 3 });
     for (const id of ['a', 'b', 'c']) expect(sut.decide([check(id, fixed(10))], 1, T).kind).toBe('allowed');
 
     expect(sut.decide([check('d', fixed(10))], 1, T + 1)).toEqual({ kind: 'overflow', fresh: [0] });
@@ -137,7 +137,7 @@ describe(LocalLimiter.name, () => {
 
   it('evicts the least recently used key once its windows no longer matter', () => {
     // given a, b, c of a 1 s sliding window (state kept 2 s); a used again later, so b is the LRU
-    const sut = new LocalLimiter({ share: 1, maxKeys: 3 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 3 });
     const c1 = (id: string) => check(id, { ...fixed(10, 1_000), algorithm: 'sliding_window' });
     sut.decide([c1('a')], 1, T);
     sut.decide([c1('b')], 1, T);
@@ -155,7 +155,7 @@ describe(LocalLimiter.name, () => {
 
   it('sweeps expired keys behind a live least recently used one', () => {
     // given a long-lived key at the LRU head and short-lived ones behind it
-    const sut = new LocalLimiter({ share: 1, maxKeys: 3 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 3 });
     sut.decide([check('day', fixed(10, 86_400_000))], 1, T);
     sut.decide([check('s1', fixed(10, 1_000))], 1, T);
     sut.decide([check('s2', fixed(10, 1_000))], 1, T);
@@ -165,14 +165,14 @@ describe(LocalLimiter.name, () => {
   });
 
   it('starts a key afresh when its policy’s windows changed (a reload)', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 10 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 10 });
     sut.decide([check('a', fixed(1))], 1, T);
 
     expect(sut.decide([check('a', { ...fixed(1), periodMs: 2 * MINUTE })], 1, T).kind).toBe('allowed');
   });
 
   it('stays within its bound under 100,000 distinct keys', () => {
-    const sut = new LocalLimiter({ share: 1, maxKeys: 1_000 });
+    const sut = new EngineLocalLimiter({ share: 1, maxKeys: 1_000 });
     const outcomes = { allowed: 0, overflow: 0, denied: 0 };
 
     for (let i = 0; i < 100_000; i++) outcomes[sut.decide([check(`k${i}`, fixed(10))], 1, T + i).kind]++;
@@ -182,7 +182,9 @@ describe(LocalLimiter.name, () => {
   });
 
   it('refuses a share or bound below 1', () => {
-    expect(() => new LocalLimiter({ share: 0, maxKeys: 1 })).toThrow('share must be an integer ≥ 1');
-    expect(() => new LocalLimiter({ share: 1, maxKeys: 1.5 })).toThrow('maxKeys must be an integer ≥ 1');
+    expect(() => new EngineLocalLimiter({ share: 0, maxKeys: 1 })).toThrow('share must be an integer ≥ 1');
+    expect(() => new EngineLocalLimiter({ share: 1, maxKeys: 1.5 })).toThrow(
+      'maxKeys must be an integer ≥ 1',
+    );
   });
 });

@@ -11,27 +11,8 @@
  * - the scripts' Lua and their argument encoding (`lua/`, `decide.script.ts`, leases/*.script.ts);
  * - the Redis client and the script loader (`@tally/redis`); the outbox stream's name below a
  *   shard's base key and its payload (`@tally/events`); the projections' keys (`@tally/projections`).
+ *
+ * Its key layout (`keys.ts`) is exported by the engine's index name by name, straight from the file:
+ * one list of the contract's names, there.
  */
 export { EngineService, type EngineHealth, type EngineHealthStatus } from './engine.service';
-export {
-  KEY_PREFIX,
-  NO_TENANT,
-  allShardKeys,
-  decodeScope,
-  encodeScope,
-  fnv1a32,
-  idempotencyKey,
-  leaseIdOf,
-  leaseKey,
-  overrideField,
-  overrideIndexKey,
-  overridesKey,
-  parseLeaseId,
-  parsePolicyStateKey,
-  policyStateKey,
-  shardKeys,
-  shardOf,
-  windowKey,
-  type ShardKeys,
-  type WindowKeyParts,
-} from './keys';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WindowState } from '../window-math';
+import type { WindowState } from './window-state';
 import { gcra } from './gcra';
 
 // 10 per second: T = 100 ms; burst 3: τ = 200 ms
