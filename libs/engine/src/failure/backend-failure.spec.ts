@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BackendTimeoutError,
   BreakerOpenError,
@@ -41,6 +41,22 @@ describe(withDeadline.name, () => {
 
   it('passes a fast answer through', async () => {
     await expect(withDeadline(Promise.resolve(42), 100)).resolves.toBe(42);
+  });
+
+  it('passes a failure through as it is', async () => {
+    const failure = new Error('connection lost');
+    await expect(withDeadline(Promise.reject(failure), 100)).rejects.toBe(failure);
+  });
+
+  it('leaves no timer behind once the work has settled', async () => {
+    vi.useFakeTimers();
+    try {
+      await withDeadline(Promise.resolve(1), 100);
+      await withDeadline(Promise.reject(new Error('x')), 100).catch(() => undefined);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('lets a reply that arrived during a stall of this process win over the deadline', async () => {
