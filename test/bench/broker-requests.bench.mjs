@@ -4,7 +4,8 @@
 //
 // Phases, CPU of the broker's pid (utime + stime from /proc, per thread name too) and its request
 // counters (JMX `RequestsPerSec` per request type and version, `BrokerTopicMetrics`) read before and
-// after each window (the JMX reads fall outside the CPU windows):
+// after each window (the JMX reads fall outside the CPU windows, though the broker's JIT compiles
+// the JMX server's code paths at its first reads: warm it with a first run, as main does):
 //   idle    the broker with no client of this bench connected (also at the end);
 //   <name>-idle  a relay variant connected, its outbox empty, no load;
 //   <name>  that relay while decide.lua runs at BENCH_BROKER_RATE decisions/s (after a warm-up);
