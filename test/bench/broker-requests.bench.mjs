@@ -19,20 +19,20 @@
 // start the stack with KAFKA_HEAP_OPTS="-Xms256m -Xmx512m -Dcom.sun.management.jmxremote.port=P
 // -Dcom.sun.management.jmxremote.rmi.port=P -Dcom.sun.management.jmxremote.authenticate=false
 // -Dcom.sun.management.jmxremote.ssl=false -Djava.rmi.server.hostname=127.0.0.1"),
-// BENCH_BROKER_VARIANTS (`name=dist[,VAR=value…];…`, default `relay=dist`), BENCH_BROKER_RATE (2000),
+// BENCH_BROKER_VARIANTS (as relay-steady's BENCH_RELAY_VARIANTS, lib/ledger-apps.mjs; default `relay=dist`), BENCH_BROKER_RATE (2000),
 // BENCH_BROKER_SECONDS (20), BENCH_BROKER_WINDOWS (1: windows in a row per load phase, the last one counts), BENCH_BROKER_WARMUP (10), BENCH_BROKER_ROUNDS (2), BENCH_BROKER_JAVA (1;
 // 0 = no java phase), KAFKA_TOOLS_JAR (default: the one `mvn dependency:get
 // -Dartifact=org.apache.kafka:kafka-tools:3.9.1` puts in ~/.m2).
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decideLua, hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
-import { decideArgs } from './lib/decide-args.mjs';
+import { decideLua, hotPathRedis, loadEngine, ROOT } from './lib/built.mjs';
 import { kafkaOf } from './lib/kafka-raw.mjs';
-import { appEnv } from './lib/ledger-apps.mjs';
-import { outboxDepth } from './lib/outbox-fill.mjs';
-import { freePort, startProcess, waitFor } from './lib/processes.mjs';
+import { ensureLedgerTopics, relayVariants, startRelayVariant } from './lib/ledger-apps.mjs';
+import { decideAtRate, outboxDrained } from './lib/outbox-fill.mjs';
+import { waitFor } from './lib/processes.mjs';
+import { JIT_COMPILER_THREADS, processCpuMs, threadsByTid, threadSpentByName } from './lib/proc-cpu.mjs';
 
 const env = process.env;
 const int = (name, fallback) => Number.parseInt(env[name] ?? String(fallback), 10);
@@ -56,42 +56,9 @@ const toolsJar =
 const javaProps = (env.BENCH_BROKER_JAVA_PROPS ?? 'linger.ms=50 batch.size=262144')
   .split(' ')
   .filter(Boolean);
-const variants = (env.BENCH_BROKER_VARIANTS ?? 'relay=dist').split(';').map((spec) => {
-  const name = spec.slice(0, spec.indexOf('='));
-  const [dist, ...vars] = spec.slice(spec.indexOf('=') + 1).split(',');
-  return {
-    name,
-    main: join(ROOT, dist, 'apps/relay/src/main.js'),
-    env: Object.fromEntries(vars.map((v) => v.split('='))),
-  };
-});
+const variants = relayVariants(env.BENCH_BROKER_VARIANTS ?? 'relay=dist');
 const log = (line) => process.stdout.write(`[broker-requests] ${line}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU ms per thread name of a process (digits dropped: `kafka-request-handler-0` → `…-handler-`). */
-function threads(pid) {
-  const byName = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let text;
-    try {
-      text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/\d+/g, '#');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    byName[name] = (byName[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / hz;
-  }
-  return byName;
-}
-
-/** Exited threads' CPU is kept in the process's own total; the per-name split covers live ones. */
-function processCpuMs(pid) {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / hz;
-}
 
 /** The broker's request and append counters (cumulative) over JMX, one short-lived JmxTool. */
 function jmx() {
@@ -130,12 +97,12 @@ function jmx() {
 async function window(label, seconds) {
   const j0 = jmx();
   const c0 = processCpuMs(brokerPid);
-  const t0 = threads(brokerPid);
+  const t0 = threadsByTid(brokerPid);
   const w0 = performance.now();
   await sleep(seconds * 1000);
   const w1 = performance.now();
   const c1 = processCpuMs(brokerPid);
-  const t1 = threads(brokerPid);
+  const t1 = threadsByTid(brokerPid);
   const j1 = jmx();
   const jmxSeconds = (j1.at - j0.at) / 1000;
   const cpuSeconds = (w1 - w0) / 1000;
@@ -146,8 +113,8 @@ async function window(label, seconds) {
     if (d > 0) perSecond[key] = Math.round((d / jmxSeconds) * 10) / 10;
   }
   const threadMsPerS = {};
-  for (const [name, ms] of Object.entries(t1)) {
-    const d = (ms - (t0[name] ?? 0)) / cpuSeconds;
+  for (const [name, ms] of Object.entries(threadSpentByName(t0, t1))) {
+    const d = ms / cpuSeconds;
     if (d > 0) threadMsPerS[name] = Math.round(d * 10) / 10;
   }
   const result = {
@@ -163,76 +130,24 @@ async function window(label, seconds) {
   return result;
 }
 
-/** decide.lua at `rate` per second until stopped (as relay-steady.bench.mjs). */
-function steadyLoad(redis, engine, sha, rate) {
-  let sent = 0;
-  let stopped = false;
-  const started = performance.now();
-  const loop = (async () => {
-    while (!stopped) {
-      const due = Math.floor(((performance.now() - started) / 1000) * rate) - sent;
-      if (due > 0) {
-        const pipeline = redis.pipeline();
-        for (let i = 0; i < due; i++) {
-          const n = sent + i;
-          pipeline.evalsha(
-            sha,
-            ...decideArgs(engine, {
-              tenant: `t${n % settings.tenants}`,
-              principal: `p${n % 97}`,
-              shards: settings.shards,
-            }),
-          );
-        }
-        sent += due;
-        void pipeline.exec();
-      }
-      await sleep(5);
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await loop;
-  };
-}
-
 async function relayPhase(ctx, variant) {
-  const port = await freePort();
   const stack = { redisUrl: env.REDIS_URL, brokers: env.KAFKA_BROKERS };
-  const appSettings = { shards: settings.shards, partitions: settings.partitions };
-  const relay = startProcess(`relay-${variant.name}`, process.execPath, [variant.main], {
-    ...appEnv(stack, appSettings),
-    TALLY_RELAY_PORT: String(port),
-    ...variant.env,
-  });
+  const relay = await startRelayVariant(stack, settings, variant, log);
+  const drained = () => outboxDrained(ctx.redis, ctx.engine, settings.shards);
   try {
-    await waitFor(
-      'relay',
-      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500,
-      60_000,
-    );
-    await waitFor(
-      'drained',
-      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
-      120_000,
-    );
+    await drained();
     await sleep(3000);
     const idle = await window(`${variant.name}-idle`, 15);
-    const stop = steadyLoad(ctx.redis, ctx.engine, ctx.sha, settings.rate);
+    const decisions = decideAtRate(ctx.redis, ctx.engine, ctx.sha, settings);
     await sleep(settings.warmup * 1000);
     // Several windows in a row show how the broker's JIT settles under one client's requests.
     let load;
     for (let w = 0; w < settings.windows; w++) load = await window(variant.name, settings.seconds);
-    await stop();
-    await waitFor(
-      'drained',
-      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
-      120_000,
-    );
+    await decisions.stop();
+    await drained();
     return { idle, load };
   } finally {
-    const exit = await relay.stop(20_000);
-    if (exit.code !== 0) log(`relay ${variant.name} exited with ${JSON.stringify(exit)}\n${relay.output()}`);
+    await relay.stop();
   }
 }
 
@@ -286,18 +201,10 @@ async function javaPhase(ctx) {
 
 async function main() {
   const engine = loadEngine();
-  const ledgerLib = loadBuilt('libs/ledger/src/index.js');
   const redis = hotPathRedis(env.REDIS_URL);
   const kafka = kafkaOf(env.KAFKA_BROKERS);
   await waitFor('Redis', () => redis.status === 'ready', 10_000);
-  const ledger = ledgerLib.createLedger({
-    brokers: env.KAFKA_BROKERS.split(','),
-    clientId: 'broker-requests',
-    logLevel: 'nothing',
-  });
-  await ledger.provisioner.ensureTopics(
-    ledgerLib.ledgerTopicSpecs({ partitions: settings.partitions, replicationFactor: 1 }),
-  );
+  await ensureLedgerTopics(env.KAFKA_BROKERS, settings.partitions, 'broker-requests');
   const javaTopic = `broker-requests-java-${process.pid}`;
   const admin = kafka.admin();
   await admin.connect();
@@ -306,7 +213,6 @@ async function main() {
     topics: [{ topic: javaTopic, numPartitions: 24, replicationFactor: 1 }],
   });
   await admin.disconnect();
-  await ledger.close();
   const ctx = { redis, engine, sha: await redis.script('LOAD', decideLua()), javaTopic };
   log(
     `settings ${JSON.stringify(settings)}; variants ${JSON.stringify(variants)}; java ${javaProps.join(' ')}`,
@@ -334,8 +240,8 @@ async function main() {
     const { load } = row;
     const us = ((load.brokerMs - idleMsPerS * load.cpuSeconds) * 1000) / load.records;
     // The JIT (C1/C2 compiler threads) still compiles minutes after start; apart, the steadier figure.
-    const jitMsPerS = load.threadMsPerS['C# CompilerThre'] ?? 0;
-    const idleJit = Math.min(...idle.map((w) => w.threadMsPerS['C# CompilerThre'] ?? 0));
+    const jitMsPerS = load.threadMsPerS[JIT_COMPILER_THREADS] ?? 0;
+    const idleJit = Math.min(...idle.map((w) => w.threadMsPerS[JIT_COMPILER_THREADS] ?? 0));
     const usNoJit =
       ((load.brokerMsPerS - jitMsPerS - (idleMsPerS - idleJit)) * load.cpuSeconds * 1000) / load.records;
     const ps = load.perSecond;

@@ -25,13 +25,12 @@
 import { readFileSync } from 'node:fs';
 import kafkajs from 'kafkajs';
 import { join } from 'node:path';
-import { decideLua, hotPathRedis, loadBuilt, loadEngine, ROOT } from './lib/built.mjs';
-import { decideArgs } from './lib/decide-args.mjs';
+import { decideLua, hotPathRedis, loadEngine } from './lib/built.mjs';
 import { kafkaOf } from './lib/kafka-raw.mjs';
-import { appEnv } from './lib/ledger-apps.mjs';
+import { ensureLedgerTopics, relayVariants, startRelayVariant } from './lib/ledger-apps.mjs';
 import { latencySummary, round } from './lib/load.mjs';
-import { outboxDepth } from './lib/outbox-fill.mjs';
-import { freePort, startProcess, waitFor } from './lib/processes.mjs';
+import { decideAtRate, outboxDrained } from './lib/outbox-fill.mjs';
+import { waitFor } from './lib/processes.mjs';
 import { cpuSnapshot, cpuSpentMs, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
 import { startStack } from './lib/stack.mjs';
 
@@ -46,63 +45,11 @@ const settings = {
   shards: 64,
   partitions: 12,
 };
-const variants = (process.env.BENCH_RELAY_VARIANTS ?? 'new=dist').split(';').map((spec) => {
-  const [name, rest] =
-    spec.split('=', 2).length === 2
-      ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)]
-      : [spec, 'dist'];
-  const [dist, ...vars] = rest.split(',');
-  // An .mjs instead of a dist: that relay entry (e.g. test/bench/lib/relay-rdkafka-main.mjs, the
-  // librdkafka producer), running the checkout's dist/ (or BENCH_DIST among the variant's VAR=value).
-  return {
-    name,
-    main: dist.endsWith('.mjs') ? join(ROOT, dist) : join(ROOT, dist, 'apps/relay/src/main.js'),
-    env: Object.fromEntries(vars.map((v) => v.split('='))),
-  };
-});
+const variants = relayVariants(process.env.BENCH_RELAY_VARIANTS ?? 'new=dist');
 const log = (line) => process.stdout.write(`[relay-steady] ${line}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const TOPICS = ['tally.usage.v1', 'tally.decision.v2'];
 const { ConfigResourceTypes } = kafkajs;
-
-/** decide.lua at `rate` per second until stopped; `done()` counts the decisions answered. */
-function steadyLoad(redis, engine, sha, rate) {
-  let sent = 0;
-  let answered = 0;
-  let stopped = false;
-  const started = performance.now();
-  const loop = (async () => {
-    while (!stopped) {
-      const due = Math.floor(((performance.now() - started) / 1000) * rate) - sent;
-      if (due > 0) {
-        const pipeline = redis.pipeline();
-        for (let i = 0; i < due; i++) {
-          const n = sent + i;
-          pipeline.evalsha(
-            sha,
-            ...decideArgs(engine, {
-              tenant: `t${n % settings.tenants}`,
-              principal: `p${n % 97}`,
-              shards: settings.shards,
-            }),
-          );
-        }
-        sent += due;
-        void pipeline.exec().then((replies) => {
-          for (const [error] of replies) if (!error) answered++;
-        });
-      }
-      await sleep(5);
-    }
-  })();
-  return {
-    answered: () => answered,
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
-}
 
 /** Every event of the ledger topics from now on, its decision → consumer latency (ms). */
 async function latencyConsumer(kafka) {
@@ -157,7 +104,7 @@ async function cpuOver(pids, during) {
 
 async function measureLoad(ctx, relayPort, relayPid) {
   const { redis, engine, sha, brokerPid, redisServerPid, consumer } = ctx;
-  const load = steadyLoad(redis, engine, sha, settings.rate);
+  const load = decideAtRate(redis, engine, sha, settings);
   await sleep(settings.warmup * 1000);
   consumer.take();
   const metricsBefore = relayPort ? await readRelayMetrics(relayPort) : undefined;
@@ -196,34 +143,18 @@ async function readRelayMetrics(port) {
 }
 
 async function runVariant(ctx, variant, stack) {
-  const port = await freePort();
-  const env = { ...appEnv(stack, settings), TALLY_RELAY_PORT: String(port), ...variant.env };
-  const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const relay = startProcess(`relay-${variant.name}`, process.execPath, [...nodeArgs, variant.main], env);
+  const relay = await startRelayVariant(stack, settings, variant, log);
+  const drained = () => outboxDrained(ctx.redis, ctx.engine, settings.shards);
   try {
-    await waitFor(
-      'relay',
-      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500,
-      60_000,
-    );
-    await waitFor(
-      'relay drained',
-      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
-      120_000,
-    );
-    const figures = await measureLoad(ctx, port, relay.pid);
-    await waitFor(
-      'relay drained',
-      async () => (await outboxDepth(ctx.redis, ctx.engine, settings.shards)) === 0,
-      120_000,
-    );
+    await drained();
+    const figures = await measureLoad(ctx, relay.port, relay.pid);
+    await drained();
     // Idle after traffic, once the last batch's garbage is collected (not the boot's tail).
     await sleep(10_000);
     const idle = await cpuOver([relay.pid], () => sleep(settings.idleSeconds * 1000));
     return { ...figures, idleMsPerS: round(idle.cpu[0] / settings.idleSeconds, 2) };
   } finally {
-    const exit = await relay.stop(20_000);
-    if (exit.code !== 0) log(`relay ${variant.name} exited with ${JSON.stringify(exit)}\n${relay.output()}`);
+    await relay.stop();
   }
 }
 
@@ -245,7 +176,6 @@ const median = (values) => {
 
 async function main() {
   const engine = loadEngine();
-  const ledgerLib = loadBuilt('libs/ledger/src/index.js');
   const stack = await startStack(log);
   const redis = hotPathRedis(stack.redisUrl);
   const kafka = kafkaOf(stack.brokers);
@@ -253,14 +183,7 @@ async function main() {
   let consumer;
   try {
     await waitFor('Redis', () => redis.status === 'ready', 10_000);
-    const ledger = ledgerLib.createLedger({
-      brokers: stack.brokers.split(','),
-      clientId: 'relay-steady',
-      logLevel: 'nothing',
-    });
-    await ledger.provisioner.ensureTopics(
-      ledgerLib.ledgerTopicSpecs({ partitions: settings.partitions, replicationFactor: 1 }),
-    );
+    await ensureLedgerTopics(stack.brokers, settings.partitions, 'relay-steady');
     // The record timestamp becomes the broker's append time: latency = append − decision (Redis time).
     await admin.connect();
     await admin.alterConfigs({
@@ -272,7 +195,6 @@ async function main() {
       })),
     });
     await admin.disconnect();
-    await ledger.close();
     consumer = await latencyConsumer(kafka);
     const ctx = {
       redis,

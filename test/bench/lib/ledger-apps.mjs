@@ -1,8 +1,20 @@
 // The ledger's processes under test, each a child of the built tree on the private stack: the relay
-// and the projector (the decision API comes from servers.mjs). Ready = /healthz answers.
+// and the projector (the decision API comes from servers.mjs). Ready = /healthz answers. And the
+// ledger topics they ship to and read, made by the ledger's own provisioner.
 import { join } from 'node:path';
-import { PROJECTOR_MAIN, RELAY_MAIN } from './built.mjs';
+import { loadBuilt, PROJECTOR_MAIN, RELAY_MAIN, ROOT } from './built.mjs';
 import { freePort, startProcess, waitFor } from './processes.mjs';
+
+/** The ledger topics on `brokers` (comma-separated), `partitions` each, as the apps would make them. */
+export async function ensureLedgerTopics(brokers, partitions, clientId) {
+  const { createLedger, ledgerTopicSpecs } = loadBuilt('libs/ledger/src/index.js');
+  const ledger = createLedger({ brokers: brokers.split(','), clientId, logLevel: 'nothing' });
+  try {
+    await ledger.provisioner.ensureTopics(ledgerTopicSpecs({ partitions, replicationFactor: 1 }));
+  } finally {
+    await ledger.close();
+  }
+}
 
 /** The settings every app of the run shares: the stack, shards, partitions, bench tokens. */
 export function appEnv(stack, settings) {
@@ -47,6 +59,31 @@ async function startApp(name, main, portVar, env, log, fixedPort) {
 export function startRelay(stack, settings, log, port, dist) {
   const main = dist ? join(dist, 'apps/relay/src/main.js') : RELAY_MAIN;
   return startApp('relay', main, 'TALLY_RELAY_PORT', appEnv(stack, settings), log, port);
+}
+
+/**
+ * Relay variants to compare, from `name=dist[,VAR=value…];…` (dist relative to the checkout; a bare
+ * name is this tree's `dist`): `{ name, main, env }`. An `.mjs` instead of a dist is a relay entry of
+ * its own (e.g. test/bench/lib/relay-rdkafka-main.mjs, the librdkafka producer), running the
+ * checkout's dist/ (or BENCH_DIST among the variant's VAR=value).
+ */
+export function relayVariants(spec) {
+  return spec.split(';').map((one) => {
+    const at = one.indexOf('=');
+    const [name, rest] = at < 0 ? [one, 'dist'] : [one.slice(0, at), one.slice(at + 1)];
+    const [dist, ...vars] = rest.split(',');
+    return {
+      name,
+      main: dist.endsWith('.mjs') ? join(ROOT, dist) : join(ROOT, dist, 'apps/relay/src/main.js'),
+      env: Object.fromEntries(vars.map((v) => v.split('='))),
+    };
+  });
+}
+
+/** A relay variant (`relayVariants`) on the stack, its own env over the run's; stop it with `.stop()`. */
+export function startRelayVariant(stack, settings, variant, log) {
+  const env = { ...appEnv(stack, settings), ...variant.env };
+  return startApp(`relay-${variant.name}`, variant.main, 'TALLY_RELAY_PORT', env, log);
 }
 
 export function startProjector(stack, settings, log) {

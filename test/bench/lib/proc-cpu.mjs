@@ -110,6 +110,37 @@ export function machineCpuMs() {
   }
 }
 
+/** Every live thread of a process: `{ tid, comm, ms, sysMs }` (utime + stime; stime), [] when it is gone. */
+function threadsOf(pid) {
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const threads = [];
+  for (const tid of tids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      threads.push({
+        tid: Number(tid),
+        comm: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
+        ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / hz(),
+        sysMs: (Number(fields[12]) * 1000) / hz(),
+      });
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return threads;
+}
+
+/** CPU ms of one process, its threads included (those that exited too), or null when it is gone. */
+export function processCpuMs(pid) {
+  return stat(pid)?.cpuMs ?? null;
+}
+
 /**
  * CPU ms per thread kind of one process, from /proc/<pid>/task/*\/stat: `main` (the JS thread, whose
  * comm is the process's), `v8` (V8Worker: GC helpers and concurrent JIT), `rdk:broker` (librdkafka's
@@ -120,31 +151,17 @@ export function machineCpuMs() {
  */
 export function threadSnapshot(pid) {
   const byKind = { main: 0, v8: 0, sys: 0 };
-  let tids;
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return byKind;
-  }
-  for (const tid of tids) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / hz();
-      const kind =
-        Number(tid) === pid
-          ? 'main'
-          : comm.startsWith('V8Worker')
-            ? 'v8'
-            : comm.startsWith('rdk:broker')
-              ? 'rdk:broker'
-              : comm;
-      byKind[kind] = (byKind[kind] ?? 0) + ms;
-      byKind.sys += (Number(fields[12]) * 1000) / hz();
-    } catch {
-      // the thread exited between the listing and the read
-    }
+  for (const { tid, comm, ms, sysMs } of threadsOf(pid)) {
+    const kind =
+      tid === pid
+        ? 'main'
+        : comm.startsWith('V8Worker')
+          ? 'v8'
+          : comm.startsWith('rdk:broker')
+            ? 'rdk:broker'
+            : comm;
+    byKind[kind] = (byKind[kind] ?? 0) + ms;
+    byKind.sys += sysMs;
   }
   return byKind;
 }
@@ -152,4 +169,27 @@ export function threadSnapshot(pid) {
 /** Per thread kind, CPU ms spent between two `threadSnapshot`s of one process. */
 export function threadSpentMs(before, after) {
   return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+}
+
+/**
+ * The name HotSpot's JIT compiler threads share once digits are folded (`C2 CompilerThread0`,
+ * `C1 CompilerThread1`: a comm holds 15 characters): a JVM's compilation apart from its work.
+ */
+export const JIT_COMPILER_THREADS = 'C# CompilerThre';
+
+/** CPU ms of every live thread of a process by tid, with its name, digits folded to `#`. */
+export function threadsByTid(pid) {
+  return new Map(threadsOf(pid).map((t) => [t.tid, { name: t.comm.replace(/\d+/g, '#'), ms: t.ms }]));
+}
+
+/**
+ * CPU ms per thread name spent between two `threadsByTid`s of one process, thread by thread: one
+ * started in between counts from 0; one that exited in between (HotSpot stops compiler threads it
+ * no longer needs) is left out, its CPU since the first reading only in the process's total.
+ */
+export function threadSpentByName(before, after) {
+  const byName = {};
+  for (const [tid, { name, ms }] of after)
+    byName[name] = (byName[name] ?? 0) + ms - (before.get(tid)?.ms ?? 0);
+  return byName;
 }

@@ -5,8 +5,7 @@
 // of the build under test ships what is left in the outbox (its own API's entries: every switch
 // drains first), so no measurement pays for another's backlog, and nothing is lost.
 import { loadEngine } from './built.mjs';
-import { outboxDepth } from './outbox-fill.mjs';
-import { waitFor } from './processes.mjs';
+import { outboxDrained } from './outbox-fill.mjs';
 
 /**
  * `relays`: `{ tally: pid, baseline?: pid }`; `redis`: the stack's Redis, `shards` outbox streams.
@@ -23,12 +22,7 @@ export function ledgerControl(relays, redis, shards) {
   };
   let current = 'tally';
   for (const name of Object.keys(relays)) signal(name, name !== current);
-  const drained = () =>
-    waitFor(
-      'the outbox drained by the relay',
-      async () => (await outboxDepth(redis, engine, shards)) === 0,
-      300_000,
-    );
+  const drained = () => outboxDrained(redis, engine, shards, 300_000);
   return {
     /** `name`'s relay running, the others stopped, the outbox empty. */
     async use(name) {
