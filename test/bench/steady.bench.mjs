@@ -4,16 +4,22 @@
 // private Redis, its relay shipping to a private Kafka broker; the peer on a redis-server of its own.
 // Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
 // outbox is written, not shipped, until the next measurement, which starts once it is drained), the
-// baseline build when given, then the peer; figures are medians over the rounds, ratios are taken
-// within each round, then their median.
+// baseline build when given, then the peer, that order rotated left by one each round (round 2
+// starts with the paused variant); figures are medians over the rounds, ratios are taken within
+// each round, then their median.
 // Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
 // summed into it, threads included), p50/p90/p99, and the relay's records per produce request and
 // per decision from its /metrics. Then: every process's idle CPU (a window with no load), and the
 // decision → projection lag at half the full pipeline's saturation rate (API + relay + projector,
 // measured in the lag phase itself; lib/steady-lag.mjs), with the CPU per decision of that load, the
 // projector's included, and no lag figure when that load was answered below 95 % of the rate asked.
-// The ledger's CPU per decision = relay + broker + the relay's share of Redis (Redis CPU with the
-// ledger on minus paused). Without PEER_RATELIMIT_BIN it measures Tally alone and says how to build it.
+// The broker's CPU is also read per thread: its JIT compiler threads (C1/C2, compiling in bursts of
+// tens of ms per second minutes into a run) apart, in ms per second, and the rest of its CPU per
+// decision. The ledger's CPU per decision, two ways: Tally's total minus the ledger-paused total
+// (everything, the API's spread and the broker's JIT with it), and the ledger's own processes: the
+// relay + the broker without its compiler threads + Redis, the last two above the paused measurement
+// (with the broker's JIT counted too, printed beside it).
+// Without PEER_RATELIMIT_BIN it measures Tally alone and says how to build it.
 // Settings (env): PEER_RATELIMIT_BIN, GHZ_BIN, BENCH_ROUNDS (3), BENCH_DURATION (10 s), BENCH_WARMUP
 // (2 s), BENCH_CONCURRENCY (50), BENCH_GRPC_CONNECTIONS (10), BENCH_RLS_WORKERS (auto: one per core),
 // BENCH_STEADY_RATE (2000 decisions/s), BENCH_STEADY_CASES (grpc-1,http), BENCH_STEADY_LOADS
@@ -62,11 +68,18 @@ const short = (m) =>
   `${m.okPerSec}/s, p50 ${m.latencyMs.p50} p99 ${m.latencyMs.p99} ms, ${m.totalCpuUs} µs CPU/decision ` +
   `(${Object.entries(m.cpuUs)
     .map(([k, v]) => `${k} ${v}`)
-    .join(', ')}), records/produce ${m.relay.recordsPerRequest ?? 'n/a'}` +
+    .join(', ')})` +
+  (m.broker
+    ? `, broker without its compiler threads ${m.broker.withoutCompilerUs} (JIT ${m.broker.compilerMsPerSec} ms/s)`
+    : '') +
+  `, records/produce ${m.relay.recordsPerRequest ?? 'n/a'}` +
   (m.machine
     ? `; machine ms/s: side ${m.machine.sideMsPerSec}, load generator ${m.machine.generatorMsPerSec}, ` +
       `other ${m.machine.otherMsPerSec}, idle ${m.machine.idleMsPerSec}`
     : '');
+
+/** `list` rotated left by `by`: round n starts with the variant round n − 1 ran second. */
+const rotated = (list, by) => [...list.slice(by % list.length), ...list.slice(0, by % list.length)];
 
 /**
  * One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer, in an
@@ -86,8 +99,10 @@ async function measureRound({ name, load, sides, ledger, ghz, index }) {
   const variants = VARIANTS.filter(
     (v) => sides[v === 'paused' ? 'tally' : v] && (v !== 'paused' || settings.paused),
   );
-  const shift = index % variants.length;
-  for (const variant of [...variants.slice(shift), ...variants.slice(0, shift)]) {
+  const order = rotated(variants, index);
+  log(`  order: ${order.join(', ')}`);
+  round.order = order;
+  for (const variant of order) {
     const side = sides[variant === 'paused' ? 'tally' : variant];
     if (variant !== 'peer') await ledger.use(side.name);
     if (variant === 'paused') ledger.pause();

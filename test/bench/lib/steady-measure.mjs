@@ -1,10 +1,22 @@
 // One measurement of the steady bench: a warmup, then the load with every process of the side read
 // apart from /proc just around it (CPU µs per answered decision per process, forked workers summed
-// into their primary), the latency percentiles, and the relay's records per produce request.
+// into their primary; the broker's JIT compiler threads read apart too), the latency percentiles,
+// and the relay's records per produce request.
 import { round } from './load.mjs';
-import { groupSnapshot, groupSpentMs, machineCpuMs, selfAndChildrenCpuMs } from './proc-cpu.mjs';
+import {
+  groupSnapshot,
+  groupSpentMs,
+  JIT_COMPILER_THREADS,
+  machineCpuMs,
+  selfAndChildrenCpuMs,
+  threadsByTid,
+  threadSpentByName,
+} from './proc-cpu.mjs';
 import { relayCounts, relayDelta } from './relay-metrics.mjs';
 import { failuresOf } from './rls-report.mjs';
+
+/** The role of the JVM broker, whose compiler threads are read apart. */
+const BROKER = 'kafka broker';
 
 /**
  * The processes of a side by role, each as root pids (children included): `server` (Tally's API,
@@ -16,7 +28,7 @@ export function processGroups(side, { relay = true, projector = null } = {}) {
   if (side.name === 'peer') return { server: [p.api], 'redis-server': [p.redis] };
   const groups = { server: [p.api], 'redis-server': [p.redis] };
   if (p.relay !== null && relay) groups.relay = [p.relay];
-  groups['kafka broker'] = [p.broker];
+  groups[BROKER] = [p.broker];
   if (projector !== null) groups.projector = [projector];
   return groups;
 }
@@ -28,6 +40,7 @@ export function processGroups(side, { relay = true, projector = null } = {}) {
 export async function measureSteady({ load, groups, relayMetricsUrl, warmupSeconds, durationSeconds }) {
   if (warmupSeconds > 0) await load(warmupSeconds);
   const cpuBefore = groupSnapshot(groups);
+  const brokerBefore = brokerThreads(groups);
   const relayBefore = await relayCounts(relayMetricsUrl);
   const machineBefore = machineCpuMs();
   const generatorBefore = selfAndChildrenCpuMs();
@@ -37,6 +50,7 @@ export async function measureSteady({ load, groups, relayMetricsUrl, warmupSecon
   const generatorAfter = selfAndChildrenCpuMs();
   const machineAfter = machineCpuMs();
   const cpuAfter = groupSnapshot(groups);
+  const brokerAfter = brokerThreads(groups);
   const relay = relayDelta(relayBefore, await relayCounts(relayMetricsUrl));
   const decisions = Math.max(1, result.ok);
   const spent = groupSpentMs(cpuBefore, cpuAfter);
@@ -54,6 +68,7 @@ export async function measureSteady({ load, groups, relayMetricsUrl, warmupSecon
       Object.values(cpuUs).reduce((a, b) => a + b, 0),
       1,
     ),
+    broker: brokerSplit(spent, brokerBefore, brokerAfter, decisions, elapsedSeconds),
     relay: { ...relay, perDecision: relay.published === null ? null : round(relay.published / decisions, 2) },
     loadAvg1m: result.loadAvg1m,
     machine: machineShare({
@@ -64,6 +79,29 @@ export async function measureSteady({ load, groups, relayMetricsUrl, warmupSecon
       generatorAfter,
       elapsedSeconds,
     }),
+  };
+}
+
+/** The broker's threads now (`threadsByTid`), or null on a side without a broker. */
+function brokerThreads(groups) {
+  const pid = groups[BROKER]?.[0];
+  return pid === undefined ? null : threadsByTid(pid);
+}
+
+/**
+ * The broker's CPU split: its JIT compiler threads (C1/C2, which still compile minutes into a run,
+ * tens of ms per second in bursts: as much per decision as the broker's own produce work) in µs
+ * per decision and in ms per second, and the rest of the broker's CPU per decision (the `cpuUs`
+ * figure less the compiler's). A compiler thread that exited within the window leaves its share in
+ * the rest. Null on a side without a broker.
+ */
+function brokerSplit(spent, before, after, decisions, seconds) {
+  if (before === null || after === null) return null;
+  const compilerMs = threadSpentByName(before, after)[JIT_COMPILER_THREADS] ?? 0;
+  return {
+    compilerMsPerSec: round(compilerMs / seconds, 1),
+    compilerUs: round((compilerMs * 1000) / decisions, 1),
+    withoutCompilerUs: round(((spent[BROKER] - compilerMs) * 1000) / decisions, 1),
   };
 }
 
@@ -97,12 +135,21 @@ function machineShare({
   };
 }
 
-/** CPU ms per second of each process over `seconds` with no load at all. */
+/**
+ * CPU ms per second of each process over `seconds` with no load at all, and of the broker's JIT
+ * compiler threads (`kafka broker: compiler threads`, already in the broker's figure).
+ */
 export async function measureIdle(groups, seconds) {
   const before = groupSnapshot(groups);
+  const brokerBefore = brokerThreads(groups);
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const elapsed = (performance.now() - started) / 1000;
   const spent = groupSpentMs(before, groupSnapshot(groups));
-  return Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, round(ms / elapsed, 1)]));
+  const perSec = Object.fromEntries(
+    Object.entries(spent).map(([name, ms]) => [name, round(ms / elapsed, 1)]),
+  );
+  const broker = brokerSplit(spent, brokerBefore, brokerThreads(groups), 1, elapsed);
+  if (broker) perSec[`${BROKER}: compiler threads`] = broker.compilerMsPerSec;
+  return perSec;
 }

@@ -1,19 +1,34 @@
 // The steady bench's figures: per case (grpc-1, http) and load (a fixed rate, saturation) the median
 // over the rounds of each variant (Tally, Tally with the ledger paused, a baseline build, the peer),
 // and the ratios the targets are set in (each taken within a round, whose variants ran back to back,
-// then its median).
+// then its median), the ledger's CPU per decision among them.
 import { round } from './load.mjs';
 import { median } from './report.mjs';
 
 export const VARIANTS = ['tally', 'paused', 'baseline', 'peer'];
 export const ROLES = ['server', 'redis-server', 'relay', 'kafka broker', 'projector'];
 
-/** The ledger's CPU per decision in one round: relay + broker + what the relay adds to Redis. */
+/**
+ * The ledger's CPU per decision in one round, two ways, each null without a ledger-paused variant:
+ * - `totals`: Tally's total less the same build's total with the ledger paused: all the ledger
+ *   changes, with the API's spread between two measurements of one build and the broker's JIT in it;
+ * - `own`: the ledger's own processes: the relay, the broker's CPU without its JIT compiler threads
+ *   above the paused measurement's, Redis above the paused measurement's (a difference below zero,
+ *   noise, is kept: a median over rounds of clipped differences would lean high);
+ * - `ownWithJit`: `own` with the broker's compiler threads counted on both sides.
+ */
 function ledgerUs(round_) {
-  const on = round_.tally.cpuUs;
-  const off = round_.paused?.cpuUs;
-  const redisShare = off ? Math.max(0, on['redis-server'] - off['redis-server']) : null;
-  return round((on.relay ?? 0) + on['kafka broker'] + (redisShare ?? 0), 1);
+  const on = round_.tally;
+  const off = round_.paused;
+  if (!off) return { totals: null, own: null, ownWithJit: null };
+  const above = (f) => f(on) - f(off);
+  const relayAndRedis = (on.cpuUs.relay ?? 0) + above((m) => m.cpuUs['redis-server']);
+  const totals = above((m) => m.totalCpuUs);
+  return {
+    totals: round(totals, 1),
+    own: round(relayAndRedis + above((m) => m.broker.withoutCompilerUs), 1),
+    ownWithJit: round(relayAndRedis + above((m) => m.cpuUs['kafka broker']), 1),
+  };
 }
 
 function variantSummary(ms) {
@@ -27,6 +42,14 @@ function variantSummary(ms) {
     },
     cpuUs: Object.fromEntries(ROLES.filter((r) => r in ms[0].cpuUs).map((r) => [r, at((m) => m.cpuUs[r])])),
     totalCpuUs: at((m) => m.totalCpuUs),
+    // The broker's JIT compiler threads (in its `cpuUs` figure) and the rest of its CPU, apart.
+    broker: ms[0].broker
+      ? {
+          withoutCompilerUs: at((m) => m.broker.withoutCompilerUs),
+          compilerUs: at((m) => m.broker.compilerUs),
+          compilerMsPerSec: at((m) => m.broker.compilerMsPerSec),
+        }
+      : null,
     recordsPerRequest: at((m) => m.relay.recordsPerRequest),
     recordsPerDecision: at((m) => m.relay.perDecision),
     failed: ms.reduce((n, m) => n + m.failed, 0),
@@ -43,7 +66,12 @@ export function summarizeLoad(rounds) {
     const xs = rounds.map(f);
     return { median: median(xs), rounds: xs };
   };
-  const ratios = { ledgerUs: per(ledgerUs) };
+  const ledger = rounds.map(ledgerUs);
+  const ratios = {
+    ledgerTotalsUs: per((_, i) => ledger[i].totals),
+    ledgerOwnUs: per((_, i) => ledger[i].own),
+    ledgerOwnWithJitUs: per((_, i) => ledger[i].ownWithJit),
+  };
   if (sides.peer) {
     ratios.cpuVsPeer = per((r) => round(r.tally.totalCpuUs / r.peer.totalCpuUs, 2));
     ratios.throughputVsPeer = per((r) => round(r.tally.okPerSec / r.peer.okPerSec, 2));
