@@ -8,9 +8,11 @@
  * zlib's crc32): same polynomial (Castagnoli, reflected 0x82F63B78), same result
  * (kafkajs-crc.fix.spec.ts compares both on random buffers of every length and alignment).
  */
+import { replaceKafkajsModule } from './kafkajs-module.swap';
+
 const PATCHED = Symbol.for('tally.kafkajs.crcFix');
 
-type Crc = ((buffer: Buffer) => number) & { [PATCHED]?: true };
+type Crc = (buffer: Buffer) => number;
 
 /** Castagnoli, bit-reflected. */
 const POLY = 0x82f63b78;
@@ -60,17 +62,10 @@ export function crc32c(buffer: Uint8Array): number {
  * Returns false when that encoder was loaded already (it holds the original): nothing is replaced.
  */
 export function fixKafkajsCrc(): boolean {
-  // Deep imports of a pinned, unmaintained package (as kafkajs-record.fix.ts): they will not move.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C');
-  const batchPath = require.resolve('kafkajs/src/protocol/recordBatch/v0');
-  const original = require(crcPath) as Crc;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  if (original[PATCHED]) return true;
-  const module = require.cache[crcPath];
-  if (module === undefined || require.cache[batchPath] !== undefined) return false;
-  const replacement: Crc = (buffer) => crc32c(buffer);
-  replacement[PATCHED] = true;
-  module.exports = replacement;
-  return true;
+  return replaceKafkajsModule<Crc>({
+    module: 'kafkajs/src/protocol/recordBatch/crc32C',
+    heldBy: 'kafkajs/src/protocol/recordBatch/v0',
+    marker: PATCHED,
+    replace: () => (buffer) => crc32c(buffer),
+  });
 }

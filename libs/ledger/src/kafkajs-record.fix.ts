@@ -14,6 +14,8 @@
  * key, value or header that is not a string, a Buffer or null; a timestamp delta past 30 bits) is
  * written by the original, so the bytes never differ (kafkajs-record.fix.spec.ts compares both).
  */
+import { replaceKafkajsModule } from './kafkajs-module.swap';
+
 const PATCHED = Symbol.for('tally.kafkajs.recordFix');
 
 type Bytes = Buffer | string | null | undefined;
@@ -41,7 +43,7 @@ interface EncoderClass {
   sizeOfVarInt(value: number): number;
 }
 
-type RecordEncoder = ((args: RecordArgs) => EncoderInstance) & { [PATCHED]?: true };
+type RecordEncoder = (args: RecordArgs) => EncoderInstance;
 
 /** Below this a varlong is the varint of the same value (zig-zag, then 7 bits per byte). */
 const VARINT_SAFE = 2 ** 30;
@@ -51,20 +53,15 @@ const VARINT_SAFE = 2 ** 30;
  * Returns false when that encoder was loaded already (it holds the original): nothing is replaced.
  */
 export function fixKafkajsRecordEncoder(): boolean {
-  // Deep imports of a pinned, unmaintained package (as kafkajs-idle-timer.fix.ts): they will not move.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const recordPath = require.resolve('kafkajs/src/protocol/recordBatch/record/v0');
-  const requestPath = require.resolve('kafkajs/src/protocol/requests/produce/v3/request');
-  const original = require(recordPath) as RecordEncoder;
-  if (original[PATCHED]) return true;
-  const module = require.cache[recordPath];
-  if (module === undefined || require.cache[requestPath] !== undefined) return false;
+  // A deep import of a pinned, unmaintained package (as kafkajs-module.swap.ts): it will not move.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Encoder = require('kafkajs/src/protocol/encoder') as EncoderClass;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const replacement: RecordEncoder = (args) => encodeRecord(Encoder, args) ?? original(args);
-  replacement[PATCHED] = true;
-  module.exports = replacement;
-  return true;
+  return replaceKafkajsModule<RecordEncoder>({
+    module: 'kafkajs/src/protocol/recordBatch/record/v0',
+    heldBy: 'kafkajs/src/protocol/requests/produce/v3/request',
+    marker: PATCHED,
+    replace: (original) => (args) => encodeRecord(Encoder, args) ?? original(args),
+  });
 }
 
 /** The record's bytes in one buffer, or undefined when the original must write it. */
