@@ -2,7 +2,8 @@
 // process per variant (grpc-layers.server.mjs: a bare node:http2 server doing the gRPC framing
 // itself, the same with Tally's per-call checks, grpc-js as it ships, with Tally's server options,
 // with an interceptor shaped like Tally's call gate without its read timer, with the gate itself,
-// with everything Tally's server does per call), each answering a fixed
+// with everything Tally's server does per call; on request, Tally's server without its gate or
+// with the gate's read timer left out), each answering a fixed
 // RateLimitResponse with no Redis, driven by ghz with Envoy's rls.proto. Every variant runs with the
 // node flags and environment of package.json's `start:decision-api` (what production runs).
 //
@@ -17,7 +18,8 @@
 //
 //   GHZ_BIN=/path/to/ghz node test/bench/grpc-layers.bench.mjs
 //
-// Settings (env): BENCH_VARIANTS (all, in the order above), BENCH_LOADS (rate,saturation),
+// Settings (env): BENCH_VARIANTS (the first seven of VARIANTS, in that order; the first is the
+// reference of the ratios, each row adds over the row above), BENCH_LOADS (rate,saturation),
 // BENCH_RATE (2000 calls/s), BENCH_ROUNDS (5), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
 // BENCH_PREWARM (5 s per variant before the first round), BENCH_PORT_BASE (18900).
 import { spawn } from 'node:child_process';
@@ -42,7 +44,7 @@ const VARIANTS = [
 const env = process.env;
 const int = (name, fallback) => Number.parseInt(env[name] ?? String(fallback), 10);
 const settings = {
-  variants: (env.BENCH_VARIANTS ?? VARIANTS.join(',')).split(','),
+  variants: (env.BENCH_VARIANTS ?? DEFAULT_VARIANTS.join(',')).split(','),
   loads: (env.BENCH_LOADS ?? 'rate,saturation').split(','),
   rate: int('BENCH_RATE', 2000),
   rounds: int('BENCH_ROUNDS', 5),

@@ -17,6 +17,8 @@
 //                 comparison; its read timer armed at the metadata, cleared at the half-close)
 //   tally         grpc-js-opts + the gate + everything else Tally's GrpcRlsServer does per call
 //                 (releaseClosedStreams, releaseWhenEnded, callInfo + echoRequestId, the decode counter)
+//   tally-bare    tally without any interceptor (what the gate costs in Tally's server: tally minus this)
+//   tally-check   tally with grpc-js-check's interceptor instead of the gate (the read timer's cost)
 //
 //   node test/bench/grpc-layers.server.mjs <variant> <port>
 //
@@ -219,6 +221,8 @@ const VARIANTS = {
   'grpc-js-opts': () => serveGrpcJs({ options: true }),
   'grpc-js-check': () => serveGrpcJs({ options: true, check: true }),
   'grpc-js-gate': () => serveGrpcJs({ options: true, gate: true }),
+  'tally-bare': () => serveGrpcJs({ options: true, tally: true }),
+  'tally-check': () => serveGrpcJs({ options: true, check: true, tally: true }),
   tally: () => serveGrpcJs({ options: true, gate: true, tally: true }),
 };
 if (!VARIANTS[variant] || !Number.isInteger(port))
