@@ -40,7 +40,11 @@ const VARIANTS = [
   'grpc-js-check',
   'grpc-js-gate',
   'tally',
+  'tally-bare',
+  'tally-check',
 ];
+/** Run unless BENCH_VARIANTS names others: the layers, bottom to top. */
+const DEFAULT_VARIANTS = VARIANTS.slice(0, 7);
 const env = process.env;
 const int = (name, fallback) => Number.parseInt(env[name] ?? String(fallback), 10);
 const settings = {
