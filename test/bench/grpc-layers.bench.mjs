@@ -21,9 +21,10 @@
 // Settings (env): BENCH_VARIANTS (the first seven of VARIANTS, in that order; the first is the
 // reference of the ratios, each row adds over the row above), BENCH_LOADS (rate,saturation),
 // BENCH_RATE (2000 calls/s), BENCH_ROUNDS (5), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
-// BENCH_PREWARM (5 s per variant before the first round), BENCH_PORT_BASE (18900).
+// BENCH_PREWARM (5 s per variant before the first round), BENCH_PORT_BASE (18900),
+// BENCH_BASELINE_DIST (another build's dist/: the variant tally-baseline runs its libs).
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './lib/built.mjs';
@@ -42,6 +43,7 @@ const VARIANTS = [
   'tally',
   'tally-bare',
   'tally-check',
+  'tally-baseline',
 ];
 /** Run unless BENCH_VARIANTS names others: the layers, bottom to top. */
 const DEFAULT_VARIANTS = VARIANTS.slice(0, 7);
@@ -85,8 +87,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 /** A variant's server, started as production starts the API; resolves once it listens. */
 async function startServer(variant, port) {
   const start = startCommand();
+  // tally-baseline: Tally's server with the libs of another build (before/after a change of them).
+  const dist = variant === 'tally-baseline' ? { BENCH_DIST: baselineDist() } : {};
   const child = spawn(process.execPath, [...start.flags, SERVER, variant, String(port)], {
-    env: { ...process.env, ...start.env },
+    env: { ...process.env, ...start.env, ...dist },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.add(child);
@@ -116,6 +120,13 @@ async function startServer(variant, port) {
       children.delete(child);
     },
   };
+}
+
+function baselineDist() {
+  const dist = env.BENCH_BASELINE_DIST;
+  if (!dist || !existsSync(join(dist, 'libs/envoy-rls/src/index.js')))
+    throw new Error(`tally-baseline needs BENCH_BASELINE_DIST (another build's dist/), got ${dist}`);
+  return dist;
 }
 
 function ghzOptions(ghz, server, load) {

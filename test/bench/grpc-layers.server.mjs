@@ -19,6 +19,7 @@
 //                 (releaseClosedStreams, releaseWhenEnded, callInfo + echoRequestId, the decode counter)
 //   tally-bare    tally without any interceptor (what the gate costs in Tally's server: tally minus this)
 //   tally-check   tally with grpc-js-check's interceptor instead of the gate (the read timer's cost)
+//   tally-baseline  tally, Tally's libs taken from another build (the bench sets BENCH_DIST)
 //
 //   node test/bench/grpc-layers.server.mjs <variant> <port>
 //
@@ -224,6 +225,7 @@ const VARIANTS = {
   'tally-bare': () => serveGrpcJs({ options: true, tally: true }),
   'tally-check': () => serveGrpcJs({ options: true, check: true, tally: true }),
   tally: () => serveGrpcJs({ options: true, gate: true, tally: true }),
+  'tally-baseline': () => serveGrpcJs({ options: true, gate: true, tally: true }),
 };
 if (!VARIANTS[variant] || !Number.isInteger(port))
   throw new Error(`usage: grpc-layers.server.mjs <${Object.keys(VARIANTS).join('|')}> <port>`);
