@@ -28,7 +28,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './lib/built.mjs';
-import { findGhz, measureGrpc } from './lib/ghz.mjs';
+import { findGhz, measureGrpc, oneDescriptorNewKey } from './lib/ghz.mjs';
+import { median } from './lib/report.mjs';
 import { waitFor } from './lib/processes.mjs';
 import { cpuSnapshot, cpuSpentMs, machineCpuMs } from './lib/proc-cpu.mjs';
 import { AUTH, startCommand } from './lib/servers.mjs';
@@ -62,19 +63,8 @@ const settings = {
 const SERVER = join(ROOT, 'test/bench/grpc-layers.server.mjs');
 const OUT_DIR = join(ROOT, '.local/bench');
 /** One descriptor, a new value per call (as hot-path-cpu.bench.mjs sends). */
-const DATA = {
-  domain: 'bench',
-  descriptors: [
-    {
-      entries: [
-        { key: 'route', value: 'evaluate' },
-        { key: 'principal', value: 'cpu-{{.RequestNumber}}' },
-      ],
-    },
-  ],
-};
+const DATA = oneDescriptorNewKey('bench', 'cpu');
 const log = (line) => process.stdout.write(`[bench] ${line}\n`);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const r1 = (x) => Math.round(x * 10) / 10;
 const r2 = (x) => x.toFixed(2);
 

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from './lib/built.mjs';
-import { findGhz, measureGrpc } from './lib/ghz.mjs';
+import { findGhz, measureGrpc, oneDescriptorNewKey } from './lib/ghz.mjs';
 import { killAllStarted, startProcess, waitFor } from './lib/processes.mjs';
 import { cpuSnapshot, cpuSpentMs, childrenOf } from './lib/proc-cpu.mjs';
 import { AUTH, startApi } from './lib/servers.mjs';
@@ -50,17 +50,7 @@ async function startRedis(port) {
 }
 
 /** ShouldRateLimit with one descriptor of the bench policy, a new principal (a new key) per call. */
-const GRPC_DATA = {
-  domain: 'bench',
-  descriptors: [
-    {
-      entries: [
-        { key: 'route', value: 'evaluate' },
-        { key: 'principal', value: 'cpu-{{.RequestNumber}}' },
-      ],
-    },
-  ],
-};
+const GRPC_DATA = oneDescriptorNewKey('bench', 'cpu');
 
 let sequence = 0;
 function http(api, seconds) {

@@ -16,6 +16,24 @@ const LOCAL_BIN = join(ROOT, '.local/bin');
 export const PROTO_DIR = join(ROOT, 'libs/envoy-rls/src/proto');
 export const RLS_CALL = 'envoy.service.ratelimit.v3.RateLimitService.ShouldRateLimit';
 
+/**
+ * ghz's data for ShouldRateLimit with one descriptor of the bench policy in `domain`, a new
+ * principal (a new key) per call: `<prefix>-<ghz's request number>`.
+ */
+export function oneDescriptorNewKey(domain, prefix) {
+  return {
+    domain,
+    descriptors: [
+      {
+        entries: [
+          { key: 'route', value: 'evaluate' },
+          { key: 'principal', value: `${prefix}-{{.RequestNumber}}` },
+        ],
+      },
+    ],
+  };
+}
+
 function onPath(name) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const file = join(dir, name);

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import { findGhz, measureGrpc } from './ghz.mjs';
+import { findGhz, measureGrpc, oneDescriptorNewKey } from './ghz.mjs';
 import { round } from './load.mjs';
 import { processTree, smapsMemory } from './rss.mjs';
 import { AUTH, startApi } from './servers.mjs';
@@ -79,17 +79,7 @@ async function apiProcesses(primaryPid, workers) {
 }
 
 /** ShouldRateLimit with one descriptor of the bench policy, a new principal (a new key) per call. */
-const GRPC_DATA = {
-  domain: 'memory',
-  descriptors: [
-    {
-      entries: [
-        { key: 'route', value: 'evaluate' },
-        { key: 'principal', value: 'mem-{{.RequestNumber}}' },
-      ],
-    },
-  ],
-};
+const GRPC_DATA = oneDescriptorNewKey('memory', 'mem');
 
 /** How each path is loaded: `max` as fast as it answers, `fixed` at a rate; both → answered, failed. */
 function pathLoads(ghz) {
