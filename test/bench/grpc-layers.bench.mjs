@@ -1,9 +1,7 @@
 // What each layer of the decision API's gRPC server costs per call, without the decision: one Node
 // process per variant (grpc-layers.server.mjs: a bare node:http2 server doing the gRPC framing
-// itself, the same with Tally's per-call checks, grpc-js as it ships, with Tally's server options,
-// with an interceptor shaped like Tally's call gate without its read timer, with the gate itself,
-// with everything Tally's server does per call; on request, Tally's server without its gate or
-// with the gate's read timer left out), each answering a fixed
+// itself, the same with Tally's per-call checks, grpc-js as it ships and with a server's options,
+// Tally's server as the API runs it; on request, Tally's server from another build), each answering a fixed
 // RateLimitResponse with no Redis, driven by ghz with Envoy's rls.proto. Every variant runs with the
 // node flags and environment of package.json's `start:decision-api` (what production runs).
 //
@@ -18,7 +16,7 @@
 //
 //   GHZ_BIN=/path/to/ghz node test/bench/grpc-layers.bench.mjs
 //
-// Settings (env): BENCH_VARIANTS (the first seven of VARIANTS, in that order; the first is the
+// Settings (env): BENCH_VARIANTS (the first five of VARIANTS, in that order; the first is the
 // reference of the ratios, each row adds over the row above), BENCH_LOADS (rate,saturation),
 // BENCH_RATE (2000 calls/s), BENCH_ROUNDS (5), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
 // BENCH_PREWARM (5 s per variant before the first round), BENCH_PORT_BASE (18900),
@@ -34,20 +32,9 @@ import { waitFor } from './lib/processes.mjs';
 import { cpuSnapshot, cpuSpentMs, machineCpuMs } from './lib/proc-cpu.mjs';
 import { AUTH, startCommand } from './lib/servers.mjs';
 
-const VARIANTS = [
-  'http2',
-  'http2-gated',
-  'grpc-js',
-  'grpc-js-opts',
-  'grpc-js-check',
-  'grpc-js-gate',
-  'tally',
-  'tally-bare',
-  'tally-check',
-  'tally-baseline',
-];
+const VARIANTS = ['http2', 'http2-gated', 'grpc-js', 'grpc-js-opts', 'tally', 'tally-baseline'];
 /** Run unless BENCH_VARIANTS names others: the layers, bottom to top. */
-const DEFAULT_VARIANTS = VARIANTS.slice(0, 7);
+const DEFAULT_VARIANTS = VARIANTS.slice(0, 5);
 const env = process.env;
 const int = (name, fallback) => Number.parseInt(env[name] ?? String(fallback), 10);
 const settings = {

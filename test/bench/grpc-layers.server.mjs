@@ -9,17 +9,14 @@
 //                 the body is read, the in-flight count and shedding, a read timer armed and
 //                 cleared, the message size checked from the prefix, `x-request-id` echoed
 //   grpc-js       @grpc/grpc-js as it ships (`new Server()`: channelz on), no interceptor
-//   grpc-js-opts  grpc-js with Tally's server options (rlsServerOptions: channelz off, keepalive,
+//   grpc-js-opts  grpc-js with the options a grpc-js RLS server would set (channelz off, keepalive,
 //                 max connection idle/age, message limits), no interceptor
-//   grpc-js-check grpc-js-opts + an interceptor shaped like Tally's RlsCallGate without its read
-//                 timer (the header check, the in-flight count, the release on cancel)
-//   grpc-js-gate  grpc-js-opts + Tally's RlsCallGate as the interceptor (the header check a string
-//                 comparison; its read timer armed at the metadata, cleared at the half-close)
-//   tally         grpc-js-opts + the gate + everything else Tally's GrpcRlsServer does per call
-//                 (releaseClosedStreams, releaseWhenEnded, callInfo + echoRequestId, the decode counter)
-//   tally-bare    tally without any interceptor (what the gate costs in Tally's server: tally minus this)
-//   tally-check   tally with grpc-js-check's interceptor instead of the gate (the read timer's cost)
-//   tally-baseline  tally, Tally's libs taken from another build (the bench sets BENCH_DIST)
+//   tally         Tally's server as the API runs it (libs/envoy-rls UnaryGrpcServer with the API's
+//                 per-call work: the token check, releaseClosedStreams, the request id read and
+//                 echoed, the decode counter), the handler answering at once
+//   tally-baseline  Tally's server from another build (the bench sets BENCH_DIST): UnaryGrpcServer
+//                 when that build has it, else the grpc-js server Tally ran before it (RlsCallGate
+//                 as the interceptor, rlsServerOptions, releaseWhenEnded, the request id echoed)
 //
 //   node test/bench/grpc-layers.server.mjs <variant> <port>
 //
@@ -121,50 +118,110 @@ function serveHttp2(gated) {
   return { close: () => server.close() };
 }
 
-function serveGrpcJs(layers) {
+/** The options of a grpc-js RLS server with the API's default limits. */
+const GRPC_JS_OPTIONS = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': 1024 * 1024,
+  'grpc.keepalive_time_ms': 300_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.max_connection_idle_ms': 300_000,
+  'grpc.max_connection_age_ms': 1_800_000,
+  'grpc.max_connection_age_grace_ms': 60_000,
+  'grpc.enable_channelz': 0,
+};
+const LIMITS = {
+  maxMessageBytes: MAX_MESSAGE_BYTES,
+  keepaliveTimeMs: 300_000,
+  keepaliveTimeoutMs: 20_000,
+  maxConnectionIdleMs: 300_000,
+  maxConnectionAgeMs: 1_800_000,
+};
+
+function serveGrpcJs(options) {
+  const grpc = require('@grpc/grpc-js');
+  const server = new grpc.Server(options);
+  server.addService(
+    { ShouldRateLimit: rlsService() },
+    {
+      ShouldRateLimit: (call, callback) => callback(null, RESPONSE),
+    },
+  );
+  return bindGrpcJs(grpc, server);
+}
+
+function bindGrpcJs(grpc, server) {
+  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+    if (error) throw error;
+    process.stdout.write(`listening ${bound}\n`);
+  });
+  return { close: () => server.forceShutdown() };
+}
+
+/** Tally's server (UnaryGrpcServer) with the per-call work of the API's GrpcRlsServer. */
+function serveTally() {
   const grpc = require('@grpc/grpc-js');
   const rls = loadBuilt('libs/envoy-rls/src/index.js');
-  const info = layers.tally ? loadBuilt('apps/decision-api/src/grpc-call-info.js') : undefined;
-  const options = layers.options
-    ? rls.rlsServerOptions({
-        maxMessageBytes: MAX_MESSAGE_BYTES,
-        keepaliveTimeMs: 300_000,
-        keepaliveTimeoutMs: 20_000,
-        maxConnectionIdleMs: 300_000,
-        maxConnectionAgeMs: 1_800_000,
-      })
-    : {};
-  if (layers.check) options.interceptors = [checkingInterceptor(grpc)];
-  if (layers.gate) {
-    const gate = new rls.RlsCallGate({
-      authorize: (metadata, peer) =>
-        metadata.get('authorization')[0] === TOKEN && peer
+  const info = loadBuilt('apps/decision-api/src/grpc-call-info.js');
+  if (rls.UnaryGrpcServer === undefined) return serveTallyOnGrpcJs(grpc, rls, info);
+  rls.releaseClosedStreams();
+  let decoded = 0;
+  const method = rls.loadRateLimitService().shouldRateLimit;
+  const server = new rls.UnaryGrpcServer(
+    {
+      ...method,
+      decode: (bytes) => {
+        decoded += 1;
+        return method.decode(bytes);
+      },
+    },
+    async (request, call) => {
+      const { requestId } = info.callInfo(call.headers);
+      const headers = { 'x-request-id': requestId };
+      if (request.domain === undefined)
+        return { ok: false, code: grpc.status.INVALID_ARGUMENT, message: 'no domain', headers };
+      return { ok: true, response: RESPONSE, headers };
+    },
+    {
+      ...rls.rlsServerOptions(LIMITS),
+      readTimeoutMs: READ_TIMEOUT_MS,
+      maxInflight: MAX_INFLIGHT,
+      authorize: (headers, peer) =>
+        headers.authorization === TOKEN && peer
           ? undefined
           : { code: grpc.status.UNAUTHENTICATED, details: 'unauthenticated' },
-      maxInflight: MAX_INFLIGHT,
-      readTimeoutMs: READ_TIMEOUT_MS,
       onRefused: () => {},
-    });
-    options.interceptors = [gate.interceptor];
-  }
+    },
+  );
+  server.listen('127.0.0.1', port).then((bound) => process.stdout.write(`listening ${bound}\n`));
+  return { close: () => server.close(0), decoded: () => decoded };
+}
+
+/** Tally's grpc-js server as builds before UnaryGrpcServer ran it (tally-baseline of such a build). */
+function serveTallyOnGrpcJs(grpc, rls, info) {
+  const gate = new rls.RlsCallGate({
+    authorize: (metadata, peer) =>
+      metadata.get('authorization')[0] === TOKEN && peer
+        ? undefined
+        : { code: grpc.status.UNAUTHENTICATED, details: 'unauthenticated' },
+    maxInflight: MAX_INFLIGHT,
+    readTimeoutMs: READ_TIMEOUT_MS,
+    onRefused: () => {},
+  });
   let decoded = 0;
   const method = rlsService();
+  rls.releaseClosedStreams();
+  const server = new grpc.Server({ ...rls.rlsServerOptions(LIMITS), interceptors: [gate.interceptor] });
   const definition = {
-    ShouldRateLimit: layers.tally
-      ? {
-          ...method,
-          requestDeserialize: (bytes) => {
-            decoded += 1;
-            return method.requestDeserialize(bytes);
-          },
-        }
-      : method,
+    ShouldRateLimit: {
+      ...method,
+      requestDeserialize: (bytes) => {
+        decoded += 1;
+        return method.requestDeserialize(bytes);
+      },
+    },
   };
-  if (layers.tally) rls.releaseClosedStreams();
-  const server = new grpc.Server(options);
   server.addService(definition, {
     ShouldRateLimit: (call, callback) => {
-      if (!layers.tally) return callback(null, RESPONSE);
       rls.releaseWhenEnded(call);
       const callInfo = info.callInfo(call);
       if (call.request.domain === undefined) callback({ code: grpc.status.INVALID_ARGUMENT }, null);
@@ -172,60 +229,16 @@ function serveGrpcJs(layers) {
       callback(null, RESPONSE);
     },
   });
-  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
-    if (error) throw error;
-    process.stdout.write(`listening ${bound}\n`);
-  });
-  return { close: () => server.forceShutdown(), decoded: () => decoded };
-}
-
-/** RlsCallGate's shape, its read timer left out: what the timer costs is the gate's row minus this one. */
-function checkingInterceptor(grpc) {
-  let inflight = 0;
-  return (_method, call) => {
-    let admitted = false;
-    return new grpc.ServerInterceptingCall(call, {
-      start: (next) =>
-        next({
-          onReceiveMetadata: (metadata, proceed) => {
-            if (metadata.get('authorization')[0] !== TOKEN || !call.getPeer())
-              return call.sendStatus({
-                code: grpc.status.UNAUTHENTICATED,
-                details: 'unauthenticated',
-                metadata: null,
-              });
-            if (inflight >= MAX_INFLIGHT)
-              return call.sendStatus({
-                code: grpc.status.UNAVAILABLE,
-                details: 'overloaded',
-                metadata: null,
-              });
-            inflight += 1;
-            admitted = true;
-            proceed(metadata);
-          },
-          onReceiveHalfClose: (proceed) => proceed(),
-          onCancel: () => {
-            if (!admitted) return;
-            admitted = false;
-            inflight -= 1;
-          },
-        }),
-    });
-  };
+  return { ...bindGrpcJs(grpc, server), decoded: () => decoded };
 }
 
 const VARIANTS = {
   http2: () => serveHttp2(false),
   'http2-gated': () => serveHttp2(true),
   'grpc-js': () => serveGrpcJs({}),
-  'grpc-js-opts': () => serveGrpcJs({ options: true }),
-  'grpc-js-check': () => serveGrpcJs({ options: true, check: true }),
-  'grpc-js-gate': () => serveGrpcJs({ options: true, gate: true }),
-  'tally-bare': () => serveGrpcJs({ options: true, tally: true }),
-  'tally-check': () => serveGrpcJs({ options: true, check: true, tally: true }),
-  tally: () => serveGrpcJs({ options: true, gate: true, tally: true }),
-  'tally-baseline': () => serveGrpcJs({ options: true, gate: true, tally: true }),
+  'grpc-js-opts': () => serveGrpcJs(GRPC_JS_OPTIONS),
+  tally: serveTally,
+  'tally-baseline': serveTally,
 };
 if (!VARIANTS[variant] || !Number.isInteger(port))
   throw new Error(`usage: grpc-layers.server.mjs <${Object.keys(VARIANTS).join('|')}> <port>`);

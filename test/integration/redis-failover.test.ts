@@ -132,6 +132,15 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     expect(wrong.map((s) => [s.mode, s.decision.kind, s.decision.reason])).toEqual([]);
   }
 
+  /** The 3 slowest decisions of `tenants` from 2 s before the kill on, as `start→end` ms from the kill. */
+  const slowest = (sent: readonly Sent[], tenants: ReadonlySet<string>, killedAt: number): string =>
+    sent
+      .filter((s) => tenants.has(s.tenant) && s.endedAt >= killedAt - 2000)
+      .sort((a, b) => b.endedAt - b.startedAt - (a.endedAt - a.startedAt))
+      .slice(0, 3)
+      .map((s) => `${Math.round(s.startedAt - killedAt)}→${Math.round(s.endedAt - killedAt)}`)
+      .join(', ');
+
   const ackedOnVictimsSince = (traffic: Traffic, since: number): number =>
     traffic.sent.filter((s) => acknowledged(s) && s.startedAt > since && victims.includes(s.tenant)).length;
 
@@ -197,7 +206,8 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
         `causes ${JSON.stringify(cost.causes)}; ` +
         `${traffic.sent.filter(acknowledged).length} acknowledged of ${traffic.sent.length} decisions; ` +
         `lost acknowledged: ${lostIds.length} outbox entries, ${lostUnits} window units; ` +
-        `healthy masters' tenants failed ${healthy.failed} over ${healthy.overMs} ms ${JSON.stringify(healthy.causes)}`,
+        `healthy masters' tenants failed ${healthy.failed} over ${healthy.overMs} ms ${JSON.stringify(healthy.causes)}; ` +
+        `their slowest decisions: ${slowest(traffic.sent, new Set(others), killedAt)}`,
     );
     expect(await local.masterOf(victimSlot)).not.toBe(port);
     expect(lostIds.filter((s) => others.includes(s.tenant))).toEqual([]);

@@ -21,18 +21,16 @@ export class GrpcCallerAuth {
 
   /**
    * Header stage, from metadata alone (before the descriptors are read): the grant, or the refusal.
-   * `values`: what the `authorization` key holds (gRPC allows it to repeat; the first counts).
-   * `peer`: the call's connection (`call.getPeer()`); a header this peer had accepted under the
-   * tokens in force is then recalled, not hashed again (`BearerTokens.authorizePeer`).
+   * `header`: the `authorization` metadata (gRPC allows it to repeat; the first counts). `peer`: the
+   * call's connection (`address:port`); a header this peer had accepted under the tokens in force is
+   * then recalled, not hashed again (`BearerTokens.authorizePeer`).
    */
-  authorize(values: readonly (string | Buffer)[], peer?: string): TokenGrant | GrpcRefusal {
-    const first = values[0];
-    // Binary metadata is never a bearer header; treated as absent.
-    const header = typeof first === 'string' ? first : undefined;
+  authorize(header: string | string[] | undefined, peer?: string): TokenGrant | GrpcRefusal {
+    const value = Array.isArray(header) ? header[0] : header;
     const result =
       peer === undefined
-        ? this.tokens.authorize(header, 'decide')
-        : this.tokens.authorizePeer(header, 'decide', peer);
+        ? this.tokens.authorize(value, 'decide')
+        : this.tokens.authorizePeer(value, 'decide', peer);
     if (!(result instanceof ApiError)) return result;
     return result.getStatus() === 403
       ? { code: status.PERMISSION_DENIED, message: result.message }
@@ -46,8 +44,8 @@ export class GrpcCallerAuth {
    * The header stage as the call gate asks it: the refusal (UNAUTHENTICATED, or PERMISSION_DENIED for
    * a token without `decide`), or undefined when the call may go on to read its descriptors.
    */
-  headerRefusal(values: readonly (string | Buffer)[], peer?: string): AuthRefusal | undefined {
-    const result = this.authorize(values, peer);
+  headerRefusal(header: string | string[] | undefined, peer?: string): AuthRefusal | undefined {
+    const result = this.authorize(header, peer);
     if (!isRefusal(result)) return undefined;
     const code = result.code === status.PERMISSION_DENIED ? status.PERMISSION_DENIED : status.UNAUTHENTICATED;
     return { code, details: result.message };

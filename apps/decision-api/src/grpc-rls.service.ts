@@ -28,8 +28,8 @@ export type RlsCallResult =
  * an allowed descriptor is charged even when another one is over limit (as in envoyproxy/ratelimit).
  * Put every dim in one descriptor to have all of them checked atomically.
  *
- * Authentication and the in-flight limit are not here: the server's call gate decides both from the
- * metadata, before the request is read (see `GrpcRlsServer`).
+ * Authentication and the in-flight limit are not here: the server decides both from the metadata,
+ * before the request is read (see `GrpcRlsServer`).
  */
 @Injectable()
 export class GrpcRlsService {
@@ -51,13 +51,13 @@ export class GrpcRlsService {
   }
 
   /**
-   * `authorization`: the call's metadata entries; `peer`: its connection. The call gate already
+   * `authorization`: the call's `authorization` metadata; `peer`: its connection. The server already
    * refused a call without an accepted token before its request was read; the grant is looked up
    * again here for the tenant stage, which needs the descriptors (recalled for the peer, not hashed).
    */
   async shouldRateLimit(
     request: RlsRequest,
-    authorization: readonly (string | Buffer)[],
+    authorization: string | string[] | undefined,
     peer?: string,
     call: GrpcCallInfo = { requestId: newRequestId(), traceparent: undefined },
   ): Promise<RlsCallResult> {

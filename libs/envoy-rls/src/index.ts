@@ -1,7 +1,8 @@
 /**
  * @tally/envoy-rls — Envoy's rate-limit service (RLS) over gRPC: descriptors → decision requests,
- * decisions → the RLS answer (decision kind → descriptor code in one table), the call gate, and
- * what an ended call lets go of (release-ended-calls.ts).
+ * decisions → the RLS answer (decision kind → descriptor code in one table), and the gRPC server
+ * that answers it on Node's HTTP/2 (unary-grpc-server.ts: framing, limits, the caller check before
+ * the request is read, connections).
  *
  * Does NOT own: the decisions themselves (libs/engine), the rate-limit headers it relays
  * (libs/api-contract), the HTTP status of a decision (libs/http).
@@ -17,9 +18,25 @@ export {
 export { toRlsOutcome, type RlsOutcome, type RlsResponseContext } from './rls-response.mapper';
 export { rateLimitUnitOf } from './rate-limit-unit';
 export { overrideWindow, overrideWindowSpec, type OverrideMapping } from './rls-limit-override';
-export { RlsCallGate, type AuthRefusal, type RlsCallGateOptions, type RlsRefusal } from './rls-call-gate';
-export { rlsServerOptions, MAX_SEND_MESSAGE_BYTES, type RlsServerLimits } from './rls-server-options';
-export { releaseClosedStreams, releaseWhenEnded } from './release-ended-calls';
+export {
+  UnaryGrpcServer,
+  OVERLOADED_DETAILS,
+  type AuthRefusal,
+  type RlsRefusal,
+  type UnaryAnswer,
+  type UnaryCall,
+  type UnaryHandler,
+  type UnaryMethod,
+  type UnaryServerOptions,
+} from './unary-grpc-server';
+export { encodeGrpcMessage, parseGrpcTimeout, UnaryMessageReader, type GrpcFailure } from './grpc-wire';
+export {
+  rlsServerOptions,
+  MAX_SEND_MESSAGE_BYTES,
+  CONNECTION_AGE_GRACE_MS,
+  type RlsServerLimits,
+} from './rls-server-options';
+export { releaseClosedStreams } from './release-ended-calls';
 export type {
   RlsCode,
   RlsDescriptor,

@@ -1,12 +1,12 @@
 import { channel } from 'node:diagnostics_channel';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { releaseClosedStreams, releaseWhenEnded } from './release-ended-calls';
+import { releaseClosedStreams } from './release-ended-calls';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const created = channel('http2.server.stream.created');
 
-/** A writable stream with a listener that holds 1 KB, as grpc-js's listeners hold a call. */
+/** A writable stream with a listener that holds 1 KB, as a server's listeners hold a call. */
 function streamHolding(i: number): Writable {
   const stream = new Writable({ write: (_chunk, _encoding, done) => done() });
   const payload = `${i}`.padEnd(1024, '.');
@@ -35,28 +35,5 @@ describe('releaseClosedStreams', () => {
     stream.emit('close');
     await nextTurn();
     expect(stream.listenerCount('finish')).toBe(1);
-  });
-});
-
-describe('releaseWhenEnded', () => {
-  it('clears the call, metadata and request of a unary call once grpc-js has ended it', async () => {
-    const call = Object.assign(new Writable({ write: (_c, _e, done) => done() }), {
-      call: { any: 'call' },
-      metadata: { any: 'metadata' },
-      request: { any: 'request' },
-      path: '/svc/Method',
-    });
-    releaseWhenEnded(call);
-    await nextTurn();
-    expect(call.request).toEqual({ any: 'request' });
-    call.emit('cancelled', 'cancelled');
-    expect(call.request).toEqual({ any: 'request' });
-    await nextTurn();
-    expect([call.call, call.metadata, call.request, call.path]).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      '/svc/Method',
-    ]);
   });
 });

@@ -1,6 +1,8 @@
 import { loadPackageDefinition, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
-import { loadSync, type Options } from '@grpc/proto-loader';
+import { loadSync, type MethodDefinition, type Options } from '@grpc/proto-loader';
 import { join } from 'node:path';
+import type { RlsRequest, RlsResponse } from './rls.types';
+import type { UnaryMethod } from './unary-grpc-server';
 
 /** Fully qualified name of Envoy's rate-limit service. */
 export const RLS_SERVICE_NAME = 'envoy.service.ratelimit.v3.RateLimitService';
@@ -19,7 +21,9 @@ const LOADER_OPTIONS: Options = {
 };
 
 export interface RateLimitServiceProto {
-  /** For `Server.addService`. */
+  /** The method as Tally's server answers it: its path and protobufjs codec. */
+  readonly shouldRateLimit: UnaryMethod<RlsRequest, RlsResponse>;
+  /** The service as grpc-js sees it (`Server.addService`; its codecs are `shouldRateLimit`'s). */
   readonly definition: ServiceDefinition;
   /** A `@grpc/grpc-js` client class of the same service (tests, tools). */
   readonly Client: ServiceClientConstructor;
@@ -40,6 +44,13 @@ export function loadRateLimitService(): RateLimitServiceProto {
   let node: unknown = loadPackageDefinition(definition);
   for (const part of RLS_SERVICE_NAME.split('.')) node = (node as Record<string, unknown>)[part];
   const Client = node as ServiceClientConstructor;
-  loaded = { definition: Client.service, Client };
+  const method = (definition[RLS_SERVICE_NAME] as Record<string, MethodDefinition<RlsRequest, RlsResponse>>)
+    .ShouldRateLimit;
+  const shouldRateLimit = {
+    path: method.path,
+    decode: (bytes: Buffer) => method.requestDeserialize(bytes),
+    encode: (response: RlsResponse) => method.responseSerialize(response),
+  };
+  loaded = { shouldRateLimit, definition: Client.service, Client };
   return loaded;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SEND_MESSAGE_BYTES, rlsServerOptions } from './rls-server-options';
+import { CONNECTION_AGE_GRACE_MS, MAX_SEND_MESSAGE_BYTES, rlsServerOptions } from './rls-server-options';
 
 describe(rlsServerOptions.name, () => {
   const limits = {
@@ -10,24 +10,19 @@ describe(rlsServerOptions.name, () => {
     maxConnectionAgeMs: 1_800_000,
   };
 
-  it('maps each limit to the grpc-js option of that name', () => {
+  it('keeps each limit, and adds the answer bound and the connection age grace', () => {
     const sut = rlsServerOptions(limits);
 
     expect(sut).toEqual({
-      'grpc.max_receive_message_length': 65_536,
-      'grpc.max_send_message_length': MAX_SEND_MESSAGE_BYTES,
-      'grpc.keepalive_time_ms': 300_000,
-      'grpc.keepalive_timeout_ms': 20_000,
-      'grpc.max_connection_idle_ms': 300_000,
-      'grpc.max_connection_age_ms': 1_800_000,
-      'grpc.max_connection_age_grace_ms': 60_000,
-      'grpc.enable_channelz': 0,
+      ...limits,
+      maxSendMessageBytes: MAX_SEND_MESSAGE_BYTES,
+      connectionAgeGraceMs: CONNECTION_AGE_GRACE_MS,
     });
   });
 
   it('never sends less than it accepts', () => {
     const sut = rlsServerOptions({ ...limits, maxMessageBytes: 4 * 1024 * 1024 });
 
-    expect(sut['grpc.max_send_message_length']).toBe(4 * 1024 * 1024);
+    expect(sut.maxSendMessageBytes).toBe(4 * 1024 * 1024);
   });
 });

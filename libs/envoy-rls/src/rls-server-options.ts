@@ -1,8 +1,8 @@
-import { type ServerOptions } from '@grpc/grpc-js';
+import type { UnaryServerOptions } from './unary-grpc-server';
 
 /** The transport limits of the RLS listener an operator sets (`TALLY_GRPC_*`). */
 export interface RlsServerLimits {
-  /** Largest request message; grpc-js answers RESOURCE_EXHAUSTED before decoding a larger one. */
+  /** Largest request message; refused from its length prefix (RESOURCE_EXHAUSTED), never buffered. */
   readonly maxMessageBytes: number;
   readonly keepaliveTimeMs: number;
   readonly keepaliveTimeoutMs: number;
@@ -25,22 +25,22 @@ export const MAX_SEND_MESSAGE_BYTES = 1024 * 1024;
  */
 export const CONNECTION_AGE_GRACE_MS = 60_000;
 
-/**
- * grpc-js server options of the RLS listener. `grpc.http2.min_ping_interval_without_data_ms` and
- * `grpc.http2.max_ping_strikes` are not set: grpc-js leaves incoming pings to Node's HTTP/2 stack and
- * implements neither (grpc/grpc-node#1699). Channelz is off: nothing serves or reads it here, and with
- * it on grpc-js keeps per-call statistics (a tracker object of four closures and a timestamp per
- * call, per message and per stream) on the hot path.
- */
-export function rlsServerOptions(limits: RlsServerLimits): ServerOptions {
+/** The transport settings of the RLS listener, from the operator's limits. */
+export function rlsServerOptions(
+  limits: RlsServerLimits,
+): Pick<
+  UnaryServerOptions,
+  | 'maxMessageBytes'
+  | 'maxSendMessageBytes'
+  | 'keepaliveTimeMs'
+  | 'keepaliveTimeoutMs'
+  | 'maxConnectionIdleMs'
+  | 'maxConnectionAgeMs'
+  | 'connectionAgeGraceMs'
+> {
   return {
-    'grpc.max_receive_message_length': limits.maxMessageBytes,
-    'grpc.max_send_message_length': Math.max(MAX_SEND_MESSAGE_BYTES, limits.maxMessageBytes),
-    'grpc.keepalive_time_ms': limits.keepaliveTimeMs,
-    'grpc.keepalive_timeout_ms': limits.keepaliveTimeoutMs,
-    'grpc.max_connection_idle_ms': limits.maxConnectionIdleMs,
-    'grpc.max_connection_age_ms': limits.maxConnectionAgeMs,
-    'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
-    'grpc.enable_channelz': 0,
+    ...limits,
+    maxSendMessageBytes: Math.max(MAX_SEND_MESSAGE_BYTES, limits.maxMessageBytes),
+    connectionAgeGraceMs: CONNECTION_AGE_GRACE_MS,
   };
 }
