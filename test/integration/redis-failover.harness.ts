@@ -80,13 +80,24 @@ export class LocalCluster {
   }
 }
 
+/**
+ * What the suites read of a decision. The traffic keeps only this of each one: a failover at load
+ * records tens of thousands of decisions, and whole `Decision`s (their windows, limits and headers)
+ * would grow the test process's heap into long garbage-collection pauses that stall every decision
+ * in flight, on healthy masters too.
+ */
+export type SentDecision = Pick<
+  Decision,
+  'kind' | 'degraded' | 'degraded_cause' | 'reason' | 'replayed' | 'decision_id'
+>;
+
 /** One decision of the traffic, with when it was asked and answered (ms since the traffic began). */
 export interface Sent {
   readonly tenant: string;
   readonly mode: 'open' | 'closed';
   readonly startedAt: number;
   readonly endedAt: number;
-  readonly decision: Decision;
+  readonly decision: SentDecision;
 }
 
 /** Answered allowed from Redis: the decisions that must be in the ledger. */
@@ -142,7 +153,14 @@ export class Traffic {
         attributes: { fm: mode },
         cost: 1,
       });
-      this.sent.push({ tenant, mode, startedAt, endedAt: this.now(), decision });
+      const { kind, degraded, degraded_cause, reason, replayed, decision_id } = decision;
+      this.sent.push({
+        tenant,
+        mode,
+        startedAt,
+        endedAt: this.now(),
+        decision: { kind, degraded, degraded_cause, reason, replayed, decision_id },
+      });
       // A refusal without I/O (breaker open) resolves at once: without a turn of the event loop the
       // loops would spin on microtasks and starve every timer and socket, the breaker's probe included.
       await new Promise((r) => setImmediate(r));

@@ -14,6 +14,7 @@
  * own breaker). The nodes run with the settings docker/local/redis-cluster.sh ships.
  */
 import { mkdtempSync } from 'node:fs';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -72,10 +73,13 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     over: Partial<EngineOptions> = {},
   ): Promise<{ sut: DecisionService; names: string[]; engine: EngineService }> {
     const { set, names } = failModePolicies(LIMIT);
+    // A deadline for a busy machine, not production's: "no failed decision on the healthy masters"
+    // is about breakers, and a step that a CPU-starved machine answered late is not a failover's
+    // failure (beside two busy cores a healthy master's step once took 446 ms).
     const options: EngineOptions = {
       redis: connection,
       shards: SHARDS,
-      backendTimeoutMs: 500,
+      backendTimeoutMs: 2_000,
       idempotencyTtlMs: 60_000,
       tokenSecret: 'failover-secret-0123456789',
       ...over,
@@ -132,14 +136,32 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
     expect(wrong.map((s) => [s.mode, s.decision.kind, s.decision.reason])).toEqual([]);
   }
 
-  /** The 3 slowest decisions of `tenants` from 2 s before the kill on, as `start→end` ms from the kill. */
+  /** The 3 slowest decisions of `tenants` that ended after the kill, as `start→end` ms from the kill. */
   const slowest = (sent: readonly Sent[], tenants: ReadonlySet<string>, killedAt: number): string =>
     sent
-      .filter((s) => tenants.has(s.tenant) && s.endedAt >= killedAt - 2000)
+      .filter((s) => tenants.has(s.tenant) && s.endedAt >= killedAt)
       .sort((a, b) => b.endedAt - b.startedAt - (a.endedAt - a.startedAt))
       .slice(0, 3)
       .map((s) => `${Math.round(s.startedAt - killedAt)}→${Math.round(s.endedAt - killedAt)}`)
       .join(', ');
+
+  /** The test process's own pauses: its event loop's longest delay and its longest GC. */
+  function watchStalls(): { stop(): string } {
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    let gcMax = 0;
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcMax = Math.max(gcMax, entry.duration);
+    });
+    loop.enable();
+    gc.observe({ entryTypes: ['gc'] });
+    return {
+      stop: () => {
+        loop.disable();
+        gc.disconnect();
+        return `event loop delay max ${Math.round(loop.max / 1e6)} ms, longest GC ${Math.round(gcMax)} ms`;
+      },
+    };
+  }
 
   const ackedOnVictimsSince = (traffic: Traffic, since: number): number =>
     traffic.sent.filter((s) => acknowledged(s) && s.startedAt > since && victims.includes(s.tenant)).length;
@@ -174,6 +196,7 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
 
   it('async replication: a master killed at load fails over; what it cost and lost is measured', async () => {
     const { sut, names, engine } = await build();
+    const stalls = watchStalls();
     // given: traffic on every master, and the victim master has answered a good share of it
     const traffic = trafficOn(sut);
     await traffic.until(
@@ -207,7 +230,8 @@ describe('Redis master failover on a 3 + 3 cluster', () => {
         `${traffic.sent.filter(acknowledged).length} acknowledged of ${traffic.sent.length} decisions; ` +
         `lost acknowledged: ${lostIds.length} outbox entries, ${lostUnits} window units; ` +
         `healthy masters' tenants failed ${healthy.failed} over ${healthy.overMs} ms ${JSON.stringify(healthy.causes)}; ` +
-        `their slowest decisions: ${slowest(traffic.sent, new Set(others), killedAt)}`,
+        `their slowest decisions: ${slowest(traffic.sent, new Set(others), killedAt)}; ` +
+        `this process: ${stalls.stop()}`,
     );
     expect(await local.masterOf(victimSlot)).not.toBe(port);
     expect(lostIds.filter((s) => others.includes(s.tenant))).toEqual([]);

@@ -5,7 +5,13 @@
  * The method is the real `ShouldRateLimit` with its protobuf codec; the handler is the test's. No
  * Redis or Kafka: this is the transport alone (the RLS suites under test/e2e run it in the API).
  */
-import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import {
+  connect,
+  constants,
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  type IncomingHttpHeaders,
+} from 'node:http2';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { credentials, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
@@ -135,6 +141,18 @@ class Rig {
     for (const s of this.sessions) s.destroy();
     await this.server.close(1000);
   }
+}
+
+/** A raw `ShouldRateLimit` stream with the caller token, nothing written yet. */
+function openCall(session: ClientHttp2Session): ClientHttp2Stream {
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': PATH,
+    'content-type': 'application/grpc',
+    authorization: TOKEN,
+  });
+  stream.on('error', () => undefined);
+  return stream;
 }
 
 /** A raw call: writes `body` (ending the request unless `end` is false), resolves with how it ended. */
@@ -359,17 +377,10 @@ describe('UnaryGrpcServer', () => {
     expect(rig.seen.map((s) => s.call.ended)).toEqual([true]);
   });
 
-  it('marks a call the caller cancelled as ended, writes nothing for it, and frees its slot', async () => {
+  it('marks a call the caller cancelled as ended, holds its slot until its handler settles, and writes nothing for it', async () => {
     const { handler, release } = held();
     rig = await new Rig(handler).start();
-    const session = rig.session();
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': PATH,
-      'content-type': 'application/grpc',
-      authorization: TOKEN,
-    });
-    stream.on('error', () => undefined);
+    const stream = openCall(rig.session());
     stream.end(frame(requestBytes(REQUEST)));
     await eventually(
       () => rig!.seen.length,
@@ -377,16 +388,92 @@ describe('UnaryGrpcServer', () => {
       { ...POLL, what: 'the handler' },
     );
 
+    // when: the caller cancels while its decision is still being made
     stream.close(constants.NGHTTP2_CANCEL);
+    await eventually(
+      () => rig!.seen[0].call.ended,
+      (ended) => ended,
+      { ...POLL, what: 'the call ended' },
+    );
+    const heldWhileDeciding = rig.server.inFlight;
+    release();
     await eventually(
       () => rig!.server.inFlight,
       (n) => n === 0,
       { ...POLL, what: 'the slot back' },
     );
-    release();
     const next = await rig.call(REQUEST);
 
-    expect(rig.seen[0].call.ended).toBe(true);
+    // then: the slot was the decision's until it was made; the server goes on
+    expect(heldWhileDeciding).toBe(1);
+    expect(next.answer?.overall_code).toBe('OK');
+  });
+
+  it('cancels a call whose caller does not read its answer, after the read timeout, and frees its slot', async () => {
+    rig = await new Rig(answering, { readTimeoutMs: 300 }).start();
+    // a caller that opens no flow-control window: the answer's DATA can never be sent
+    const session = connect(`http://127.0.0.1:${rig.port}`, { settings: { initialWindowSize: 0 } });
+    session.on('error', () => undefined);
+    try {
+      const stream = openCall(session);
+      const reset = new Promise<number>((r) => stream.on('close', () => r(stream.rstCode ?? -1)));
+      stream.end(frame(requestBytes(REQUEST)));
+
+      expect(await reset).toBe(constants.NGHTTP2_CANCEL);
+      await eventually(
+        () => rig!.server.inFlight,
+        (n) => n === 0,
+        { ...POLL, what: 'the slot back' },
+      );
+      expect(rig.seen).toHaveLength(1);
+    } finally {
+      session.destroy();
+    }
+  });
+
+  it('takes a grpc-timeout beyond what a timer holds as no deadline', async () => {
+    rig = await new Rig(answering).start();
+
+    const far = await rawCall(rig.session(), frame(requestBytes(REQUEST)), {
+      headers: { 'grpc-timeout': '99999999H' },
+    });
+
+    expect(far.grpcStatus).toBe('0');
+  });
+
+  it('survives a caller check that throws and a handler header HTTP/2 refuses (a connection header), and goes on serving', async () => {
+    let checks = 0;
+    let answers = 0;
+    rig = await new Rig(
+      () => {
+        answers += 1;
+        return Promise.resolve({
+          ok: true,
+          response: OK,
+          headers: answers === 1 ? { connection: 'keep-alive' } : {},
+        });
+      },
+      {
+        authorize: () => {
+          checks += 1;
+          if (checks === 1) throw new Error('token store bug');
+          return undefined;
+        },
+      },
+    ).start();
+    const session = rig.session();
+
+    const checkThrew = await rawCall(session, frame(requestBytes(REQUEST)));
+    const badHeader = await rawCall(session, frame(requestBytes(REQUEST)));
+    await eventually(
+      () => rig!.server.inFlight,
+      (n) => n === 0,
+      { ...POLL, what: 'the slot back' },
+    );
+    const next = await rig.call(REQUEST);
+
+    expect([checkThrew.grpcStatus, checkThrew.message]).toEqual([String(status.INTERNAL), 'internal error']);
+    expect([badHeader.grpcStatus, badHeader.reset]).toEqual([undefined, constants.NGHTTP2_INTERNAL_ERROR]);
     expect(next.answer?.overall_code).toBe('OK');
   });
 

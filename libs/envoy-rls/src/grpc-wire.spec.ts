@@ -111,6 +111,13 @@ describe(parseGrpcTimeout.name, () => {
     expect(parseGrpcTimeout(undefined)).toBeUndefined();
   });
 
+  it('takes a deadline beyond what a timer holds (≈ 24.8 days) as none, and one just within it', () => {
+    expect(parseGrpcTimeout('99999999H')).toBeUndefined();
+    expect(parseGrpcTimeout('596H')).toBeUndefined();
+    expect(parseGrpcTimeout('596M')).toBe(35_760_000);
+    expect(parseGrpcTimeout('2147483S')).toBe(2_147_483_000);
+  });
+
   it.each(['', 'S', '10', '10s', '123456789m', '-5S', '1.5S', ' 5S', '5 S'])('refuses %j', (header) => {
     expect(parseGrpcTimeout(header)).toEqual({
       code: status.INTERNAL,

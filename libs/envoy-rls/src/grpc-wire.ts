@@ -108,17 +108,21 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   n: 1e-6,
 };
 
+/** The longest deadline a Node timer holds (2^31 − 1 ms, ≈ 24.8 days). */
+const MAX_DEADLINE_MS = 2 ** 31 - 1;
+
 /**
  * The caller's deadline from `grpc-timeout` (at most 8 digits and a unit: Hours, Minutes, Seconds,
  * milliseconds, microseconds, nanoseconds), in whole milliseconds, at least 1; `undefined` when the
- * header is absent; a failure when it is malformed.
+ * header is absent or names more than ≈ 24.8 days (as good as none); a failure when it is malformed.
  */
 export function parseGrpcTimeout(header: string | string[] | undefined): number | undefined | GrpcFailure {
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header[0] : header;
   const match = TIMEOUT.exec(value);
   if (match === null) return { code: status.INTERNAL, details: `Invalid grpc-timeout value "${value}"` };
-  return Math.max(1, Math.ceil(Number(match[1]) * UNIT_MS[match[2]]));
+  const ms = Math.max(1, Math.ceil(Number(match[1]) * UNIT_MS[match[2]]));
+  return ms > MAX_DEADLINE_MS ? undefined : ms;
 }
 
 // Printable ASCII but `%`: what `grpc-message` may carry as it is.

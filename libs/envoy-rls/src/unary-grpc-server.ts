@@ -89,24 +89,31 @@ export interface UnaryServerOptions {
 }
 
 const OK_STATUS = String(status.OK);
-const END_STREAM = { endStream: true } as const;
-const WAIT_FOR_TRAILERS = { waitForTrailers: true } as const;
+// No `date` header: gRPC has no use for it, and it changes every second (HPACK encodes it again).
+const END_STREAM = { endStream: true, sendDate: false } as const;
+const WAIT_FOR_TRAILERS = { waitForTrailers: true, sendDate: false } as const;
 const OK_TRAILERS = { 'grpc-status': OK_STATUS } as const;
-/** An age of `grpc.max_connection_age` (2^31 − 1): "no new streams", the first of the two GOAWAYs. */
+/** The highest stream id (2^31 − 1): "no new streams", the first of the two GOAWAYs. */
 const LAST_STREAM_ID = 2 ** 31 - 1;
+/** How long the second GOAWAY waits for the ping of the first at most. */
+const GOAWAY_PING_WAIT_MS = 1000;
+/** The longest delay a Node timer holds (2^31 − 1 ms, ≈ 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A gRPC server of one unary method on Node's HTTP/2, doing the gRPC framing itself. Per call, in
  * order, before the request is read (its stream stays paused): the method, `content-type` and
  * `grpc-timeout` checks, the caller check (`authorize`), and the in-flight limit. An admitted call's
  * request is read under the read deadline (and the caller's deadline), its size refused from the
- * message prefix, decompressed when the caller compressed it, decoded, and handed to the handler;
- * its slot is given back when the stream closes, however it ends. Connections get keepalive pings,
- * an idle limit and a maximum age; `close` drains them.
+ * message prefix, decompressed when the caller compressed it, decoded, and handed to the handler.
+ * Its slot is given back once its stream has closed and its handler has settled, however the call
+ * ended: a caller that gives up does not free a slot its decision still holds. Connections get
+ * keepalive pings, an idle limit and a maximum age; `close` drains them.
  */
 export class UnaryGrpcServer<Req, Res> {
   private inflight = 0;
   private server?: Http2Server | Http2SecureServer;
+  private closing = false;
   private readonly sessions = new Set<ServerHttp2Session>();
   private readonly context: CallContext<Req, Res>;
 
@@ -118,7 +125,7 @@ export class UnaryGrpcServer<Req, Res> {
     this.context = { method, handler, options, release: () => (this.inflight -= 1) };
   }
 
-  /** Calls admitted whose stream has not closed yet. */
+  /** Calls admitted and not yet over (stream closed and handler settled). */
   get inFlight(): number {
     return this.inflight;
   }
@@ -169,12 +176,13 @@ export class UnaryGrpcServer<Req, Res> {
     const server = this.server;
     if (server === undefined) return 0;
     this.server = undefined;
+    this.closing = true;
     const closed = [...this.sessions].map(
       (session) =>
         new Promise<void>((resolve) => (session.destroyed ? resolve() : session.once('close', resolve))),
     );
     // GOAWAY, then each session ends once its last stream has (Node's server.close does the same;
-    // a session's close is idempotent).
+    // a session's close is idempotent). A TLS handshake still under way is closed when it completes.
     server.close();
     for (const session of this.sessions) session.close();
     let timer: NodeJS.Timeout | undefined;
@@ -195,42 +203,76 @@ export class UnaryGrpcServer<Req, Res> {
     const peer = `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}`;
     const connection = new Connection(session, this.options);
     session.on('error', ignore);
-    session.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-      connection.streamOpened(stream);
-      this.onStream(stream, headers, peer);
-    });
+    session.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
+      this.onStream(stream, headers, peer, connection),
+    );
     session.once('close', () => {
       this.sessions.delete(session);
       connection.stop();
     });
+    if (this.closing) session.close();
   }
 
-  private onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, peer: string): void {
+  private onStream(
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+    peer: string,
+    connection: Connection,
+  ): void {
     stream.on('error', ignore);
-    if (headers[':method'] !== 'POST') return respondHttp(stream, constants.HTTP_STATUS_METHOD_NOT_ALLOWED);
+    connection.streams += 1;
+    const timeoutMs = parseGrpcTimeout(headers['grpc-timeout']);
+    const refusal = this.refusal(headers, peer, timeoutMs);
+    if (refusal === undefined) {
+      this.inflight += 1;
+      new AdmittedCall(
+        this.context,
+        stream,
+        headers,
+        peer,
+        connection,
+        timeoutMs as number | undefined,
+      ).read();
+      return;
+    }
+    stream.on('close', connection.streamClosed);
+    if (typeof refusal === 'number') respondHttp(stream, refusal);
+    else endCall(stream, refusal.code, refusal.details);
+  }
+
+  /** Why a call is refused before its request is read (an HTTP status: not a gRPC call at all). */
+  private refusal(
+    headers: IncomingHttpHeaders,
+    peer: string,
+    timeoutMs: number | undefined | GrpcFailure,
+  ): GrpcFailure | number | undefined {
+    if (headers[':method'] !== 'POST') return constants.HTTP_STATUS_METHOD_NOT_ALLOWED;
     const contentType = headers['content-type'];
     if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc'))
-      return respondHttp(stream, constants.HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE);
+      return constants.HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE;
     const path = headers[':path'];
     if (path !== this.method.path)
-      return endCall(
-        stream,
-        status.UNIMPLEMENTED,
-        `The server does not implement the method ${String(path)}`,
-      );
-    const timeoutMs = parseGrpcTimeout(headers['grpc-timeout']);
-    if (typeof timeoutMs === 'object') return endCall(stream, timeoutMs.code, timeoutMs.details);
-    const denied = this.options.authorize(headers, peer);
+      return {
+        code: status.UNIMPLEMENTED,
+        details: `The server does not implement the method ${String(path)}`,
+      };
+    if (typeof timeoutMs === 'object') return timeoutMs;
+    const { authorize, onRefused, maxInflight } = this.options;
+    let denied: AuthRefusal | undefined;
+    try {
+      denied = authorize(headers, peer);
+    } catch {
+      return { code: status.INTERNAL, details: 'internal error' };
+    }
     if (denied !== undefined) {
-      this.options.onRefused?.(denied.code === status.UNAUTHENTICATED ? 'unauthenticated' : 'forbidden');
-      return endCall(stream, denied.code, denied.details);
+      onRefused?.(denied.code === status.UNAUTHENTICATED ? 'unauthenticated' : 'forbidden');
+      return denied;
     }
-    if (this.inflight >= this.options.maxInflight) {
-      this.options.onRefused?.('overloaded');
-      return endCall(stream, status.UNAVAILABLE, OVERLOADED_DETAILS);
+    if (this.inflight >= maxInflight) {
+      onRefused?.('overloaded');
+      return { code: status.UNAVAILABLE, details: OVERLOADED_DETAILS };
     }
-    this.inflight += 1;
-    new AdmittedCall(this.context, stream, headers, peer, timeoutMs).read();
+    return undefined;
   }
 }
 
@@ -239,18 +281,42 @@ interface CallContext<Req, Res> {
   readonly method: UnaryMethod<Req, Res>;
   readonly handler: UnaryHandler<Req, Res>;
   readonly options: UnaryServerOptions;
-  /** An admitted call's stream closed: its slot is free. */
+  /** An admitted call is over: its slot is free. */
   readonly release: () => void;
 }
 
-/** One admitted call, from its headers to the close of its stream. */
-class AdmittedCall<Req, Res> implements UnaryCall {
+/** The call a stream carries, for the stream's listeners (module functions: no closures per call). */
+const CALL = Symbol('call');
+type CallStream = ServerHttp2Stream & { [CALL]: CallEvents };
+
+/** What an admitted call is told by its stream and its timer. */
+interface CallEvents {
+  received(chunk: Buffer): void;
+  requestIn(): void;
+  closed(): void;
+  timedOut(): void;
+}
+
+/** Phases of an admitted call. */
+const READING = 0;
+const HANDLING = 1;
+/** An answer or a status went out (or the call ended): nothing else will be written. */
+const DONE = 2;
+
+/**
+ * One admitted call, from its headers to the close of its stream. One timer per call: the caller's
+ * deadline when it comes before the read deadline, else the read deadline, then (rarely) the rest of
+ * the caller's deadline once the request is in. Once the answer is written the read deadline starts
+ * again: a caller that does not read its answer (a zero flow-control window) has its stream
+ * cancelled then, so it cannot hold a slot until its connection ages out.
+ */
+class AdmittedCall<Req, Res> implements UnaryCall, CallEvents {
   ended = false;
-  /** A status or an answer went out (or the call ended): nothing else will. */
-  private done = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** `timer` is the read deadline's (else the caller's deadline, or none). */
-  private reading: boolean;
+  private phase = READING;
+  private handlerRunning = false;
+  private timer: NodeJS.Timeout;
+  /** `timer` runs to the caller's deadline (else to the read deadline). */
+  private timerIsDeadline: boolean;
   private readonly reader: UnaryMessageReader;
   private readonly deadlineAt: number | undefined;
 
@@ -259,40 +325,37 @@ class AdmittedCall<Req, Res> implements UnaryCall {
     private readonly stream: ServerHttp2Stream,
     readonly headers: IncomingHttpHeaders,
     readonly peer: string,
+    private readonly connection: Connection,
     timeoutMs: number | undefined,
   ) {
     const { maxMessageBytes, readTimeoutMs } = context.options;
     this.reader = new UnaryMessageReader(maxMessageBytes, context.method.path);
     this.deadlineAt = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
-    // One timer at a time: the caller's deadline when it comes first, else the read deadline until
-    // the request is in (then the caller's deadline for the rest, if any).
-    this.reading = timeoutMs === undefined || timeoutMs > readTimeoutMs;
-    this.timer = this.reading
-      ? setTimeout(() => this.readTimedOut(), readTimeoutMs)
-      : setTimeout(() => this.deadlinePassed(), timeoutMs);
+    this.timerIsDeadline = timeoutMs !== undefined && timeoutMs <= readTimeoutMs;
+    this.timer = setTimeout(onTimer, this.timerIsDeadline ? timeoutMs : readTimeoutMs, this);
   }
 
   read(): void {
-    const stream = this.stream;
-    stream.once('close', () => this.closed());
-    stream.on('data', (chunk: Buffer) => this.received(chunk));
-    stream.once('end', () => this.requestIn());
+    const stream = this.stream as CallStream;
+    stream[CALL] = this;
+    stream.on('close', onClose);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
   }
 
-  private received(chunk: Buffer): void {
-    if (this.done) return;
+  received(chunk: Buffer): void {
+    if (this.phase !== READING) return;
     const failure = this.reader.push(chunk);
     if (failure !== undefined) this.fail(failure.code, failure.details);
   }
 
-  private requestIn(): void {
-    if (this.done) return;
-    if (this.reading) {
-      this.reading = false;
+  requestIn(): void {
+    if (this.phase !== READING) return;
+    this.phase = HANDLING;
+    if (!this.timerIsDeadline && this.deadlineAt !== undefined) {
       clearTimeout(this.timer);
-      const left = this.deadlineAt === undefined ? undefined : this.deadlineAt - performance.now();
-      this.timer =
-        left === undefined ? undefined : setTimeout(() => this.deadlinePassed(), Math.max(1, left));
+      this.timerIsDeadline = true;
+      this.timer = setTimeout(onTimer, Math.max(1, this.deadlineAt - performance.now()), this);
     }
     const read = this.reader.finish();
     if ('code' in read) return this.fail(read.code, read.details);
@@ -303,8 +366,32 @@ class AdmittedCall<Req, Res> implements UnaryCall {
     );
   }
 
+  timedOut(): void {
+    if (this.ended) return;
+    if (this.phase === DONE) {
+      // The answer (or status) is written but the caller has not taken it: let go of the call.
+      if (!this.stream.closed) this.stream.close(constants.NGHTTP2_CANCEL);
+      return;
+    }
+    if (this.timerIsDeadline) return this.fail(status.DEADLINE_EXCEEDED, 'Deadline exceeded');
+    // The read deadline while the handler runs: the handler's own deadlines bound it; the timer is
+    // started again when the answer is written.
+    if (this.phase === HANDLING) return;
+    const { onRefused, readTimeoutMs } = this.context.options;
+    onRefused?.('read_timeout');
+    this.fail(status.DEADLINE_EXCEEDED, `the request was not received within ${readTimeoutMs} ms`);
+  }
+
+  closed(): void {
+    this.ended = true;
+    this.phase = DONE;
+    clearTimeout(this.timer);
+    this.connection.streamClosed();
+    if (!this.handlerRunning) this.context.release();
+  }
+
   private decoded(message: Buffer): void {
-    if (this.done) return;
+    if (this.phase !== HANDLING) return;
     const { method, handler } = this.context;
     let request: Req;
     try {
@@ -312,14 +399,34 @@ class AdmittedCall<Req, Res> implements UnaryCall {
     } catch {
       return this.fail(status.INTERNAL, 'Error deserializing request');
     }
-    handler(request, this).then(
-      (answer) => this.answer(answer),
-      () => this.fail(status.INTERNAL, 'internal error'),
+    this.handlerRunning = true;
+    let answered: Promise<UnaryAnswer<Res>>;
+    try {
+      answered = handler(request, this);
+    } catch (error) {
+      answered = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    answered.then(
+      (answer) => this.settled(answer),
+      () => this.settled(undefined),
     );
   }
 
+  /** The handler's answer (undefined: it failed), written unless the call is over meanwhile. */
+  private settled(answer: UnaryAnswer<Res> | undefined): void {
+    this.handlerRunning = false;
+    if (this.ended) return this.context.release();
+    if (this.phase !== HANDLING) return;
+    try {
+      if (answer === undefined) this.fail(status.INTERNAL, 'internal error');
+      else this.answer(answer);
+    } catch {
+      // A header the handler gave that HTTP/2 refuses, or a stream reset in between.
+      if (!this.stream.closed) this.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+    }
+  }
+
   private answer(answer: UnaryAnswer<Res>): void {
-    if (this.done) return;
     if (!answer.ok) {
       if (answer.headers === undefined) return this.fail(answer.code, answer.message);
       return this.finish(answer.headers, {
@@ -345,8 +452,7 @@ class AdmittedCall<Req, Res> implements UnaryCall {
     trailers: OutgoingHttpHeaders,
     frame?: Buffer,
   ): void {
-    this.done = true;
-    clearTimeout(this.timer);
+    this.done();
     const stream = this.stream;
     if (stream.destroyed || stream.closed) return;
     const headers: OutgoingHttpHeaders = {
@@ -356,36 +462,40 @@ class AdmittedCall<Req, Res> implements UnaryCall {
       ...extra,
     };
     stream.respond(headers, WAIT_FOR_TRAILERS);
-    if (trailers === OK_TRAILERS) stream.once('wantTrailers', sendOkTrailers);
-    else stream.once('wantTrailers', () => stream.sendTrailers(trailers));
+    if (trailers === OK_TRAILERS) stream.on('wantTrailers', sendOkTrailers);
+    else stream.on('wantTrailers', () => stream.sendTrailers(trailers));
     stream.end(frame);
-  }
-
-  private readTimedOut(): void {
-    if (this.done) return;
-    const { onRefused, readTimeoutMs } = this.context.options;
-    onRefused?.('read_timeout');
-    this.fail(status.DEADLINE_EXCEEDED, `the request was not received within ${readTimeoutMs} ms`);
-  }
-
-  private deadlinePassed(): void {
-    this.fail(status.DEADLINE_EXCEEDED, 'Deadline exceeded');
   }
 
   /** Ends the call with a status and no answer; the handler, if running, answers into the void. */
   private fail(code: status, details: string): void {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.timer);
+    if (this.phase === DONE) return;
+    this.done();
     endCall(this.stream, code, details);
   }
 
-  private closed(): void {
-    this.ended = true;
-    this.done = true;
-    clearTimeout(this.timer);
-    this.context.release();
+  /** Nothing more is written; the read deadline bounds how long the caller may take to read it. */
+  private done(): void {
+    this.phase = DONE;
+    if (this.timerIsDeadline) return;
+    this.timer.refresh();
   }
+}
+
+function onData(this: CallStream, chunk: Buffer): void {
+  this[CALL].received(chunk);
+}
+
+function onEnd(this: CallStream): void {
+  this[CALL].requestIn();
+}
+
+function onClose(this: CallStream): void {
+  this[CALL].closed();
+}
+
+function onTimer(call: CallEvents): void {
+  call.timedOut();
 }
 
 /**
@@ -393,13 +503,15 @@ class AdmittedCall<Req, Res> implements UnaryCall {
  * so that an idle connection is one without a call, not one without a new call.
  */
 class Connection {
-  private streams = 0;
+  streams = 0;
   private idleSince = performance.now();
   private idleTimer: NodeJS.Timeout | undefined;
   private ageTimer: NodeJS.Timeout | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
+  private closeTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
-  private readonly streamClosed = (): void => {
+  /** A stream of this connection closed (a listener as it is, or called by an admitted call). */
+  readonly streamClosed = (): void => {
     this.streams -= 1;
     if (this.streams === 0) this.idleSince = performance.now();
   };
@@ -417,15 +529,11 @@ class Connection {
     if (keepaliveTimeMs > 0) this.pingTimer = unrefTimer(() => this.ping(), keepaliveTimeMs);
   }
 
-  streamOpened(stream: ServerHttp2Stream): void {
-    this.streams += 1;
-    stream.once('close', this.streamClosed);
-  }
-
   stop(): void {
     clearTimeout(this.idleTimer);
     clearTimeout(this.ageTimer);
     clearTimeout(this.graceTimer);
+    clearTimeout(this.closeTimer);
     clearTimeout(this.pingTimer);
   }
 
@@ -441,17 +549,25 @@ class Connection {
     this.graceTimer = unrefTimer(() => this.session.destroy(), this.options.connectionAgeGraceMs);
   }
 
-  /** GOAWAY "no new streams", then a graceful close: calls on the connection finish first. */
+  /**
+   * GOAWAY in two steps: first "no new streams" (the highest stream id), then, once a ping has gone
+   * round (streams the caller opened meanwhile have arrived), a graceful close whose GOAWAY names
+   * the last stream taken; the calls on the connection finish first.
+   */
   private goAway(): void {
     const session = this.session;
     if (session.closed || session.destroyed) return;
+    const close = (): void => {
+      if (!session.closed && !session.destroyed) session.close();
+    };
     try {
       session.goaway(constants.NGHTTP2_NO_ERROR, LAST_STREAM_ID);
+      if (!session.ping(close)) close();
     } catch {
-      session.destroy();
-      return;
+      close();
     }
-    session.close();
+    // A caller that never answers the ping: closed anyway.
+    this.closeTimer ??= unrefTimer(close, GOAWAY_PING_WAIT_MS);
   }
 
   private ping(): void {
@@ -533,8 +649,9 @@ function decompress(
   );
 }
 
+/** A timer that does not keep the process alive, its delay within what a Node timer holds. */
 function unrefTimer(run: () => void, ms: number): NodeJS.Timeout {
-  return setTimeout(run, Math.max(1, ms)).unref();
+  return setTimeout(run, Math.min(MAX_TIMER_MS, Math.max(1, ms))).unref();
 }
 
 function ignore(): void {}
