@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { type DecisionRequest } from '@tally/engine';
-import { type AuthRefusal } from '@tally/envoy-rls';
+import { firstValue, type AuthRefusal } from '@tally/envoy-rls';
 import { ApiError } from '@tally/errors';
 import type { BearerTokens, TokenGrant } from '@tally/auth';
 
@@ -26,7 +26,7 @@ export class GrpcCallerAuth {
    * then recalled, not hashed again (`BearerTokens.authorizePeer`).
    */
   authorize(header: string | string[] | undefined, peer?: string): TokenGrant | GrpcRefusal {
-    const value = Array.isArray(header) ? header[0] : header;
+    const value = firstValue(header);
     const result =
       peer === undefined
         ? this.tokens.authorize(value, 'decide')

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http2';
+import { firstValue } from '@tally/envoy-rls';
 import { REQUEST_ID_HEADER, requestIdOf } from '@tally/observability';
 
 /** What a `ShouldRateLimit` call brings besides its request: its id and the caller's trace context. */
@@ -12,12 +13,7 @@ export interface GrpcCallInfo {
 /** Reads the call's request id and trace context from its headers (gRPC metadata are HTTP/2 headers). */
 export function callInfo(headers: IncomingHttpHeaders): GrpcCallInfo {
   return {
-    requestId: requestIdOf(first(headers[REQUEST_ID_HEADER])),
-    traceparent: first(headers.traceparent),
+    requestId: requestIdOf(firstValue(headers[REQUEST_ID_HEADER])),
+    traceparent: firstValue(headers.traceparent),
   };
-}
-
-/** A metadata key's first value (gRPC lets a key repeat). */
-export function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -98,6 +98,11 @@ export function frameMessage(message: Uint8Array): Buffer {
   return frame;
 }
 
+/** A metadata key's first value (gRPC lets a key repeat; Node gives a repeated header as an array). */
+export function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
 const UNIT_MS: Readonly<Record<string, number>> = {
   H: 3_600_000,
@@ -117,8 +122,8 @@ const MAX_DEADLINE_MS = 2 ** 31 - 1;
  * header is absent or names more than ≈ 24.8 days (as good as none); a failure when it is malformed.
  */
 export function parseGrpcTimeout(header: string | string[] | undefined): number | undefined | GrpcFailure {
-  if (header === undefined) return undefined;
-  const value = Array.isArray(header) ? header[0] : header;
+  const value = firstValue(header);
+  if (value === undefined) return undefined;
   const match = TIMEOUT.exec(value);
   if (match === null) return { code: status.INTERNAL, details: `Invalid grpc-timeout value "${value}"` };
   const ms = Math.max(1, Math.ceil(Number(match[1]) * UNIT_MS[match[2]]));
@@ -141,9 +146,4 @@ export function encodeGrpcMessage(details: string): string {
         ? String.fromCharCode(byte)
         : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
-}
-
-/** The failure as a status the call ends with (for a thrown value that is not one). */
-export function isGrpcFailure(value: unknown): value is GrpcFailure {
-  return typeof value === 'object' && value !== null && 'code' in value && 'details' in value;
 }

@@ -29,7 +29,7 @@ export {
   type UnaryMethod,
   type UnaryServerOptions,
 } from './unary-grpc-server';
-export { encodeGrpcMessage, parseGrpcTimeout, UnaryMessageReader, type GrpcFailure } from './grpc-wire';
+export { firstValue } from './grpc-wire';
 export {
   rlsServerOptions,
   MAX_SEND_MESSAGE_BYTES,

@@ -16,6 +16,7 @@ import { status } from '@grpc/grpc-js';
 import {
   ACCEPTED_ENCODINGS,
   encodeGrpcMessage,
+  firstValue,
   frameMessage,
   parseGrpcTimeout,
   UnaryMessageReader,
@@ -626,7 +627,7 @@ function decompress(
   encoding: string | string[] | undefined,
   maxBytes: number,
 ): Promise<Buffer | GrpcFailure> {
-  const name = Array.isArray(encoding) ? encoding[0] : encoding;
+  const name = firstValue(encoding);
   const run = name === 'gzip' ? gunzip : name === 'deflate' ? inflate : undefined;
   if (run === undefined)
     return Promise.resolve({
