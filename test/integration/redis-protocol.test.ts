@@ -66,4 +66,22 @@ describe('Redis protocol of the client factory', () => {
     expect(await sut.eval('return {double=1.5}', 0)).toBe(1.5);
     expect(await sut.eval('return {map={a=1}}', 0)).toEqual({ a: 1 });
   });
+
+  it('a RESP3 client in the same process decodes as ioredis does, beside the RESP2 decoder', async () => {
+    // given: the factory's RESP2 decoder is in place (docs/adr/0015-resp2-reply-decoder.md)
+    const resp2 = open(createRedisClient({ mode: 'single', url: url() }, 'command') as unknown as Redis);
+    const resp3 = open(new Redis(url(), { protocol: 3, replyMapping: 'resp3' }));
+    const key = `tally-test:resp3:${process.pid}`;
+    await resp2.hset(key, 'a', '1', 'b', 'é');
+
+    // then: RESP3 maps, doubles and errors still decode, and the RESP2 client is unaffected
+    expect(await resp3.hgetall(key)).toEqual({ a: '1', b: 'é' });
+    expect(await resp3.eval('return {double=2.5}', 0)).toBe(2.5);
+    await expect(resp3.call('NOSUCHCOMMAND')).rejects.toThrow(/unknown command/);
+    expect(await resp2.hgetall(key)).toEqual({ a: '1', b: 'é' });
+    const [[readError, read], [incrError]] = (await resp2.pipeline().hget(key, 'b').incr(key).exec()) ?? [];
+    expect([readError, read]).toEqual([null, 'é']);
+    expect(incrError).toEqual(expect.objectContaining({ message: expect.stringMatching(/^WRONGTYPE/) }));
+    await resp2.del(key);
+  });
 });

@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { backoffMs } from './backoff';
 import { installLeanPipeline } from './lean-pipeline';
+import { installResp2Decoder } from './resp2-decoder';
 import type { RedisClient, RedisConnection } from './redis-connection';
 import { coalesceWrites } from './write-coalescing';
 
@@ -64,6 +65,8 @@ export function createRedisClient(
 ): RedisClient {
   // Every pipeline this process makes is then free at the next scavenge (lean-pipeline.ts).
   installLeanPipeline();
+  // …and every reply is decoded without ioredis's per-field WeakMap lookups (resp2-decoder.ts).
+  installResp2Decoder();
   const profile = PROFILES[profileName];
   const perConnection = {
     // RESP2 on purpose, for every profile (docs/adr/0003-redis-resp2.md): ioredis 6 defaults to RESP3
