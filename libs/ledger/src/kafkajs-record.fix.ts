@@ -8,9 +8,10 @@
  * term (docs/adr/0013-kafkajs-record-encoder.md).
  *
  * The replacement sizes the record first (as the original does), takes one pooled buffer of that
- * size, and writes the same fields with the same `Encoder` methods: header keys and values inline
- * instead of through a sub-encoder, the timestamp delta as the varint it equals when it fits in 30
- * bits (kafkajs writes 0 for every record without a timestamp). A record it does not recognise (a
+ * size, and writes the same fields in place: varints byte by byte (kafkajs's `writeUVarInt` makes a
+ * Buffer of each one, eight per record), strings with one UTF-8 write at the length measured for the
+ * size, header keys and values inline instead of through a sub-encoder, the timestamp delta as the
+ * varint it equals when it fits in 30 bits (kafkajs writes 0 for every record without a timestamp). A record it does not recognise (a
  * key, value or header that is not a string, a Buffer or null; a timestamp delta past 30 bits) is
  * written by the original, so the bytes never differ (kafkajs-record.fix.spec.ts compares both).
  */
@@ -32,15 +33,10 @@ interface RecordArgs {
 interface EncoderInstance {
   buf: Buffer;
   offset: number;
-  writeVarInt(value: number): EncoderInstance;
-  writeInt8(value: number): EncoderInstance;
-  writeVarIntBytes(value: Bytes): EncoderInstance;
-  writeVarIntString(value: string): EncoderInstance;
 }
 
 interface EncoderClass {
   prototype: EncoderInstance;
-  sizeOfVarInt(value: number): number;
 }
 
 type RecordEncoder = (args: RecordArgs) => EncoderInstance;
@@ -68,60 +64,100 @@ export function fixKafkajsRecordEncoder(): boolean {
 export function encodeRecord(Encoder: EncoderClass, args: RecordArgs): EncoderInstance | undefined {
   const { offsetDelta = 0, timestampDelta = 0, key, value, headers = {} } = args;
   if (!Number.isInteger(timestampDelta) || Math.abs(timestampDelta) >= VARINT_SAFE) return undefined;
-  const keySize = sizeOfBytes(Encoder, key);
-  const valueSize = sizeOfBytes(Encoder, value);
-  if (keySize < 0 || valueSize < 0) return undefined;
+  const keyLength = lengthOf(key);
+  const valueLength = lengthOf(value);
+  if (keyLength === UNKNOWN || valueLength === UNKNOWN) return undefined;
   const names = Object.keys(headers);
-  let count = 0;
+  // Per header value: its name, the name's byte length, the value, its byte length.
+  const fields: (string | number | Bytes)[] = [];
   let headersSize = 0;
   for (const name of names) {
     const given = headers[name];
     for (const one of Array.isArray(given) ? (given as readonly Bytes[]) : [given as Bytes]) {
       // The original sizes a null header value with Buffer.byteLength, which throws: leave it that.
       if (one === null || one === undefined) return undefined;
-      const size = sizeOfBytes(Encoder, one);
-      if (size < 0) return undefined;
-      const nameBytes = Buffer.byteLength(name);
-      headersSize += Encoder.sizeOfVarInt(nameBytes) + nameBytes + size;
-      count++;
+      const length = lengthOf(one);
+      if (length === UNKNOWN) return undefined;
+      const nameLength = Buffer.byteLength(name);
+      headersSize += sizeOfVarInt(nameLength) + nameLength + sizeOfVarInt(length) + length;
+      fields.push(name, nameLength, one, length);
     }
   }
-  headersSize += Encoder.sizeOfVarInt(count);
+  const count = fields.length / 4;
+  headersSize += sizeOfVarInt(count);
   const body =
     1 +
-    Encoder.sizeOfVarInt(timestampDelta) +
-    Encoder.sizeOfVarInt(offsetDelta) +
-    keySize +
-    valueSize +
+    sizeOfVarInt(timestampDelta) +
+    sizeOfVarInt(offsetDelta) +
+    sizeOfVarInt(keyLength) +
+    Math.max(keyLength, 0) +
+    sizeOfVarInt(valueLength) +
+    Math.max(valueLength, 0) +
     headersSize;
-  const total = Encoder.sizeOfVarInt(body) + body;
-  // An encoder over exactly this record's bytes: a slice of Node's shared pool, not a new allocation.
-  const encoder = Object.create(Encoder.prototype) as EncoderInstance;
-  encoder.buf = Buffer.allocUnsafe(total);
-  encoder.offset = 0;
-  encoder
-    .writeVarInt(body)
-    .writeInt8(0)
-    .writeVarInt(timestampDelta)
-    .writeVarInt(offsetDelta)
-    .writeVarIntBytes(key)
-    .writeVarIntBytes(value)
-    .writeVarInt(count);
-  for (const name of names) {
-    const given = headers[name];
-    for (const one of Array.isArray(given) ? (given as readonly Bytes[]) : [given as Bytes]) {
-      encoder.writeVarIntString(name).writeVarIntBytes(one);
-    }
+  const total = sizeOfVarInt(body) + body;
+  // One slice of Node's shared pool for the whole record, written in place: no per-field buffers
+  // (kafkajs's own varint writer allocates a Buffer per varint, eight per record).
+  const buf = Buffer.allocUnsafe(total);
+  let at = putVarInt(buf, 0, body);
+  buf[at++] = 0; // attributes
+  at = putVarInt(buf, at, timestampDelta);
+  at = putVarInt(buf, at, offsetDelta);
+  at = putBytes(buf, at, key, keyLength);
+  at = putBytes(buf, at, value, valueLength);
+  at = putVarInt(buf, at, count);
+  for (let i = 0; i < fields.length; i += 4) {
+    at = putBytes(buf, at, fields[i] as string, fields[i + 1] as number);
+    at = putBytes(buf, at, fields[i + 2] as Bytes, fields[i + 3] as number);
   }
-  if (encoder.offset !== total)
-    throw new Error(`kafkajs record sized ${total} bytes, wrote ${encoder.offset}`);
+  if (at !== total) throw new Error(`kafkajs record sized ${total} bytes, wrote ${at}`);
+  // An encoder over exactly these bytes, as the batch encoder expects from the original.
+  const encoder = Object.create(Encoder.prototype) as EncoderInstance;
+  encoder.buf = buf;
+  encoder.offset = total;
   return encoder;
 }
 
-/** What `writeVarIntBytes` will write (length prefix included), or -1 for a type left to the original. */
-function sizeOfBytes(Encoder: EncoderClass, bytes: Bytes): number {
-  if (bytes === null || bytes === undefined) return Encoder.sizeOfVarInt(-1);
-  const size =
-    typeof bytes === 'string' ? Buffer.byteLength(bytes) : Buffer.isBuffer(bytes) ? bytes.length : -1;
-  return size < 0 ? -1 : Encoder.sizeOfVarInt(size) + size;
+/** A field kafkajs's writer would not take as bytes: the original encodes (or refuses) it. */
+const UNKNOWN = -2;
+
+/** The byte length `writeVarIntBytes` prefixes: -1 for null, UNKNOWN for a type left to the original. */
+function lengthOf(bytes: Bytes): number {
+  if (bytes === null || bytes === undefined) return -1;
+  if (typeof bytes === 'string') return Buffer.byteLength(bytes);
+  return Buffer.isBuffer(bytes) ? bytes.length : UNKNOWN;
+}
+
+/** kafkajs's zig-zag (`encodeZigZag`): 32-bit, so it equals a varlong's below 2^30. */
+function zigZag(value: number): number {
+  return (value << 1) ^ (value >> 31);
+}
+
+function sizeOfVarInt(value: number): number {
+  let rest = zigZag(value);
+  let bytes = 1;
+  while ((rest & 0xffffff80) !== 0) {
+    bytes++;
+    rest >>>= 7;
+  }
+  return bytes;
+}
+
+/** `writeVarInt`'s bytes at `at`; answers the offset after them. */
+function putVarInt(buf: Buffer, at: number, value: number): number {
+  let rest = zigZag(value);
+  let i = at;
+  while ((rest & 0xffffff80) !== 0) {
+    buf[i++] = (rest & 0x7f) | 0x80;
+    rest >>>= 7;
+  }
+  buf[i++] = rest & 0x7f;
+  return i;
+}
+
+/** `writeVarIntBytes`: the length as a varint (-1 for null), then the bytes (a string as UTF-8). */
+function putBytes(buf: Buffer, at: number, bytes: Bytes, length: number): number {
+  const i = putVarInt(buf, at, length);
+  if (bytes === null || bytes === undefined) return i;
+  if (typeof bytes === 'string') return i + buf.write(bytes, i, length, 'utf8');
+  return i + bytes.copy(buf, i);
 }
