@@ -17,9 +17,10 @@
 // from the relay's /metrics (a build without the second series prints n/a).
 //
 // Settings (env): BENCH_RELAY_VARIANTS (`name=dist[,VAR=value…];…`, dist relative to the checkout;
-// default `new=dist`; an `.mjs` path instead of a dist is a relay entry of its own, e.g.
+// default `new=dist`; `,--flag` entries are node flags of that variant alone, e.g. `,--single-threaded-gc`;
+// an `.mjs` path instead of a dist is a relay entry of its own, e.g.
 // `rdkafka=test/bench/lib/relay-rdkafka-main.mjs`), BENCH_RELAY_RATE (2000), BENCH_RELAY_SECONDS (20), BENCH_RELAY_WARMUP (8),
-// BENCH_RELAY_IDLE (10), BENCH_RELAY_ROUNDS (3), BENCH_STACK_* (ports, see lib/stack.mjs),
+// BENCH_RELAY_IDLE (10), BENCH_RELAY_ROUNDS (3), BENCH_RELAY_SHARDS (64), BENCH_STACK_* (ports, see lib/stack.mjs),
 // BENCH_APP_NODE_ARGS (node flags of the relay, e.g. --cpu-prof).
 // Run: npm run build && node test/bench/relay-steady.bench.mjs
 import { readFileSync } from 'node:fs';
@@ -42,7 +43,7 @@ const settings = {
   idleSeconds: int('BENCH_RELAY_IDLE', 10),
   rounds: int('BENCH_RELAY_ROUNDS', 3),
   tenants: 1000,
-  shards: 64,
+  shards: int('BENCH_RELAY_SHARDS', 64),
   partitions: 12,
 };
 const variants = relayVariants(process.env.BENCH_RELAY_VARIANTS ?? 'new=dist');

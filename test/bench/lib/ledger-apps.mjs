@@ -31,10 +31,13 @@ export function appEnv(stack, settings) {
   };
 }
 
-async function startApp(name, main, portVar, env, log, fixedPort) {
+async function startApp(name, main, portVar, env, log, fixedPort, nodeArgs = []) {
   const port = fixedPort ?? (await freePort());
   const extra = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = startProcess(name, process.execPath, [...extra, main], { ...env, [portVar]: String(port) });
+  const child = startProcess(name, process.execPath, [...extra, ...nodeArgs, main], {
+    ...env,
+    [portVar]: String(port),
+  });
   try {
     await waitFor(name, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500, 60_000);
   } catch (error) {
@@ -62,8 +65,8 @@ export function startRelay(stack, settings, log, port, dist) {
 }
 
 /**
- * Relay variants to compare, from `name=dist[,VAR=value…];…` (dist relative to the checkout; a bare
- * name is this tree's `dist`): `{ name, main, env }`. An `.mjs` instead of a dist is a relay entry of
+ * Relay variants to compare, from `name=dist[,VAR=value…][,--node-flag…];…` (dist relative to the
+ * checkout; a bare name is this tree's `dist`): `{ name, main, env, nodeArgs }`. An `.mjs` instead of a dist is a relay entry of
  * its own (e.g. test/bench/lib/relay-rdkafka-main.mjs, the librdkafka producer), running the
  * checkout's dist/ (or BENCH_DIST among the variant's VAR=value).
  */
@@ -75,7 +78,8 @@ export function relayVariants(spec) {
     return {
       name,
       main: dist.endsWith('.mjs') ? join(ROOT, dist) : join(ROOT, dist, 'apps/relay/src/main.js'),
-      env: Object.fromEntries(vars.map((v) => v.split('='))),
+      env: Object.fromEntries(vars.filter((v) => !v.startsWith('--')).map((v) => v.split('='))),
+      nodeArgs: vars.filter((v) => v.startsWith('--')),
     };
   });
 }
@@ -83,7 +87,15 @@ export function relayVariants(spec) {
 /** A relay variant (`relayVariants`) on the stack, its own env over the run's; stop it with `.stop()`. */
 export function startRelayVariant(stack, settings, variant, log) {
   const env = { ...appEnv(stack, settings), ...variant.env };
-  return startApp(`relay-${variant.name}`, variant.main, 'TALLY_RELAY_PORT', env, log);
+  return startApp(
+    `relay-${variant.name}`,
+    variant.main,
+    'TALLY_RELAY_PORT',
+    env,
+    log,
+    undefined,
+    variant.nodeArgs,
+  );
 }
 
 export function startProjector(stack, settings, log) {

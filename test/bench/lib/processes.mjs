@@ -1,6 +1,8 @@
 // Child processes of the benchmark (servers, a private redis-server): started by pid, stopped by pid,
 // and never left behind if the run fails half-way.
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 
 const started = new Set();
@@ -62,6 +64,12 @@ export function startProcess(name, command, args, env = {}) {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  // BENCH_PROCESS_LOG_DIR: every line of every process the bench starts, kept (e.g. for --trace-gc).
+  if (process.env.BENCH_PROCESS_LOG_DIR) {
+    const file = createWriteStream(join(process.env.BENCH_PROCESS_LOG_DIR, `${name}-${child.pid}.log`));
+    child.stdout.pipe(file);
+    child.stderr.pipe(file);
+  }
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const handle = {
     name,
