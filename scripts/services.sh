@@ -69,7 +69,9 @@ start() {
     # The decision API runs with the V8 flags and malloc setting of `npm run start:decision-api`
     # (docs/benchmarks.md, "Decision API memory"; libs/cluster/src/cluster.runtime.ts); its primary
     # gives its workers jemalloc when the system has it (Debian's redis-server brings it).
-    local flags=() envs=()
+    # The relay and the projector run with `npm run start:relay` / `start:projector`'s young generation
+    # cap (libs/cluster/src/cluster.runtime.ts, LEDGER_NODE_FLAGS).
+    local flags=(--max-semi-space-size=8) envs=()
     if [ "$app" = decision-api ]; then
       flags=(--max-semi-space-size=4 --heap-growing-percent=50)
       envs=(MALLOC_ARENA_MAX=2)

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   JEMALLOC_CONF,
   WORKER_ENV,
+  LEDGER_NODE_FLAGS,
   WORKER_NODE_FLAGS,
   allocatorOf,
   jemallocPaths,
@@ -116,5 +117,22 @@ describe('the decision API start paths', () => {
       `command: node ${WORKER_NODE_FLAGS.join(' ')} dist/apps/decision-api/src/main.js\n`,
     );
     for (const [name, value] of Object.entries(WORKER_ENV)) expect(compose).toContain(`${name}: '${value}'`);
+  });
+});
+
+describe('the relay and projector start paths', () => {
+  const flags = LEDGER_NODE_FLAGS.join(' ');
+
+  it.each(['relay', 'projector'])('npm run start:%s runs with the young generation cap', (app) => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts[`start:${app}`]).toBe(`node ${flags} dist/apps/${app}/src/main.js`);
+  });
+
+  it('./dev start (scripts/services.sh) starts them with it', () => {
+    expect(read('scripts/services.sh')).toContain(`local flags=(${flags}) envs=()`);
+  });
+
+  it.each(['relay', 'projector'])('docker compose runs the %s with it', (app) => {
+    expect(read('docker/compose.yml')).toContain(`command: node ${flags} dist/apps/${app}/src/main.js\n`);
   });
 });

@@ -12,6 +12,20 @@ import { existsSync } from 'node:fs';
 export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /**
+ * The relay's and the projector's young generation cap, on every start path (`npm run start:relay`,
+ * `start:projector`, scripts/services.sh, docker/compose.yml; a unit test keeps them equal). On V8's
+ * defaults a relay at 2,000 decisions/s settled, process by process at random, into one of two
+ * states: a mark-compact every 5–10 s, or one every 0.3–0.6 s for as long as it ran. In the second,
+ * V8's young generation had grown past the old generation's slack (29 MB live, 40 MB to the limit),
+ * so each mark-compact started the next incremental marking at once; the GC threads then cost as
+ * much as the relay's JavaScript (≈ 40 µs CPU per decision each). 8 MB semi-spaces keep the young
+ * generation below that slack: 1 mark-compact per run in every process measured, GC threads ≈ 4 µs
+ * (docs/benchmarks.md, "The relay's two GC states"). A semi-space of 4 MB promotes the relay's
+ * batches (they live ≈ 100 ms) and costs more.
+ */
+export const LEDGER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+
+/**
  * glibc's malloc makes up to 8 arenas per core, one per thread that allocates (V8's GC and compiler
  * threads, libuv's pool); two are enough for a process whose JavaScript runs on one thread, and the
  * others' partly used 64 MB regions are gone from its RSS. Read by the C library at process start only,

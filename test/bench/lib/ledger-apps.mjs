@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { loadBuilt, PROJECTOR_MAIN, RELAY_MAIN, ROOT } from './built.mjs';
 import { freePort, startProcess, waitFor } from './processes.mjs';
+import { startCommand } from './servers.mjs';
 
 /** The ledger topics on `brokers` (comma-separated), `partitions` each, as the apps would make them. */
 export async function ensureLedgerTopics(brokers, partitions, clientId) {
@@ -31,10 +32,17 @@ export function appEnv(stack, settings) {
   };
 }
 
+/**
+ * `main` with the node flags of its build's `npm run start:<app>` (the bench measures what production
+ * runs; a build whose script has none runs without), then BENCH_APP_NODE_ARGS, then `nodeArgs`.
+ */
 async function startApp(name, main, portVar, env, log, fixedPort, nodeArgs = []) {
   const port = fixedPort ?? (await freePort());
   const extra = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = startProcess(name, process.execPath, [...extra, ...nodeArgs, main], {
+  const app = /\/dist\/apps\/([a-z-]+)\/src\/main\.js$/.exec(main);
+  const build = app ? main.slice(0, app.index) : ROOT;
+  const start = startCommand(join(build, 'package.json'), app?.[1] ?? 'relay');
+  const child = startProcess(name, process.execPath, [...start.flags, ...extra, ...nodeArgs, main], {
     ...env,
     [portVar]: String(port),
   });

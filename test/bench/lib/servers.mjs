@@ -65,12 +65,12 @@ export async function startCeiling(store, settings, log) {
 }
 
 /**
- * The `--flag=value` node options and the `NAME=value` environment of a package.json's
- * `start:decision-api` script (e.g. `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 …`).
+ * The `--flag=value` node options and the `NAME=value` environment of a package.json's start script
+ * of `app` (e.g. `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 …`); none when it has no such script.
  */
-export function startCommand(packageJson = join(ROOT, 'package.json')) {
+export function startCommand(packageJson = join(ROOT, 'package.json'), app = 'decision-api') {
   const pkg = JSON.parse(readFileSync(packageJson, 'utf8'));
-  const words = pkg.scripts['start:decision-api'].split(' ');
+  const words = (pkg.scripts[`start:${app}`] ?? '').split(' ');
   const env = Object.fromEntries(
     words.filter((word) => /^[A-Z_]+=\S*$/.test(word)).map((word) => word.split('=')),
   );
