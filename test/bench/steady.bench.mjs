@@ -25,7 +25,7 @@
 // BENCH_STEADY_RATE (2000 decisions/s), BENCH_STEADY_CASES (grpc-1,http), BENCH_STEADY_LOADS
 // (fixed,max), BENCH_STEADY_PAUSED (1; 0 = no ledger-paused variant), BENCH_STEADY_IDLE_SECONDS (10;
 // 0 = none), BENCH_STEADY_PREWARM (30 s per case and side before the rounds; 0 = none),
-// BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_BASELINE_DIST (another build's dist/, its
+// BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_STEADY_LAG_SECONDS (30: the marker phase), BENCH_BASELINE_DIST (another build's dist/, its
 // package.json beside it: measured in the same rounds, its own API and relay on the same stack),
 // BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22),
 // BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT / BENCH_STACK_CONTROLLER_PORT (Tally's stack).
@@ -62,6 +62,8 @@ const settings = {
   // every side runs each case at the fixed rate this long, unmeasured, before the first round.
   prewarmSeconds: int('BENCH_STEADY_PREWARM', 30),
   lag: process.env.BENCH_STEADY_LAG !== '0',
+  // Markers every 100 ms: a p99 over 300 of them, not the second largest of 100.
+  lagSeconds: int('BENCH_STEADY_LAG_SECONDS', 30),
 };
 
 const short = (m) =>
@@ -180,7 +182,7 @@ async function lagPhase({ results, stack, tally, ledger, ghz }) {
   await ledger.use('tally');
   projector = await projectorAtLatest(stack, settings, log);
   try {
-    log(`lag: markers every 100 ms beside ${transport} at ${rate}/s for ${settings.durationSeconds} s`);
+    log(`lag: markers every 100 ms beside ${transport} at ${rate}/s for ${settings.lagSeconds} s`);
     const load = caseLoad(transport, tally, { ghz, ...settings, rate });
     await load(settings.warmupSeconds);
     // The background load measured like the rounds', the projector's CPU included.
@@ -190,7 +192,7 @@ async function lagPhase({ results, stack, tally, ledger, ghz }) {
         groups: groupsWith(projector),
         relayMetricsUrl: tally.pids.relayMetricsUrl,
         warmupSeconds: 0,
-        durationSeconds: settings.durationSeconds,
+        durationSeconds: settings.lagSeconds,
       });
     const lag = await projectionLag({ side: tally, redis: tally.redis, during });
     const answered = lag.background.okPerSec / rate;
