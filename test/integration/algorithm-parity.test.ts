@@ -18,7 +18,7 @@ import {
   type WindowState,
 } from '@tally/engine';
 import type { Algorithm, Policy, WindowSpec } from '@tally/policy';
-import { testPolicy, uniqueName } from '@tally/testing';
+import { seededRandom, testPolicy, uniqueName } from '@tally/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineStack } from './support/engine-stack';
@@ -50,17 +50,6 @@ const WALKS: {
   // 7 per minute (T = 8571.4… ms: TAT keeps a fraction of a ms), up to 5 at once
   gcra: { window: { algorithm: 'gcra', limit: 7, periodMs: 60_000, burst: 5 }, maxStepMs: 20_000 },
 };
-
-/** A deterministic PRNG (mulberry32) so a failing sequence can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HASH_STATE = (Object.keys(ALGORITHM_REGISTRY) as Algorithm[]).filter(
   (a) => ALGORITHM_REGISTRY[a].state !== undefined,
@@ -102,7 +91,7 @@ describe('algorithm registry parity (decide.lua on Redis = window-math.ts)', () 
       const policy: Policy = testPolicy(name, { windows: [spec], maxCost: 5 });
       stack.use(policy);
       const tenant = uniqueName('t');
-      const random = prng(42);
+      const random = seededRandom(42);
       let mirror: WindowState = {};
       let now = T0;
       let denials = 0;

@@ -1,17 +1,6 @@
+import { seededRandom } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
-import { backoffMs, jitteredBackoffMs, sleep, type RandomSource } from './backoff';
-
-/** mulberry32: a seeded PRNG, so the spread below is the same on every run. */
-function seeded(seed: number): RandomSource {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { backoffMs, jitteredBackoffMs, sleep } from './backoff';
 
 describe(backoffMs.name, () => {
   it('doubles from the base and stops at the cap', () => {
@@ -34,7 +23,7 @@ describe(jitteredBackoffMs.name, () => {
   });
 
   it('stays within [0, ceiling) for any draw, at every attempt', () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     const outside: unknown[] = [];
     for (let attempt = 0; attempt < 30; attempt++) {
       const ceiling = backoffMs(attempt, 100, 5000);
@@ -49,7 +38,7 @@ describe(jitteredBackoffMs.name, () => {
 
   it('spreads relays that failed together over the whole window instead of lockstep', () => {
     // given: 100 relays, each with its own random source, retrying the same attempt after one outage
-    const relays = Array.from({ length: 100 }, (_, i) => seeded(1000 + i));
+    const relays = Array.from({ length: 100 }, (_, i) => seededRandom(1000 + i));
     const ceiling = backoffMs(5, 100, 5000);
 
     const jittered = relays.map((random) => jitteredBackoffMs(5, 100, 5000, random));

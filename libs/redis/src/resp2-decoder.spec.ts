@@ -1,3 +1,4 @@
+import { seededRandom } from '@tally/testing';
 import { describe, expect, it } from 'vitest';
 import { IoredisDecoder, Resp2Decoder } from './resp2-decoder';
 
@@ -40,17 +41,6 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-/** A deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TEXTS = ['', 'OK', 'tally:v1:{s7}:outbox', 'é ü 漢字', '1733212345678-0', 'a\r\nb', '-1', '{"v":1}'];
 
 function element(rand: () => number, depth: number, top: boolean): string {
@@ -73,7 +63,7 @@ function element(rand: () => number, depth: number, top: boolean): string {
 }
 
 function stream(seed: number): Buffer {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   let out = '';
   const replies = 1 + Math.floor(rand() * 6);
   for (let r = 0; r < replies; r++)
@@ -96,7 +86,7 @@ describe('Resp2Decoder', () => {
   it('decodes generated RESP2 replies, cut anywhere, as ioredis does', () => {
     for (let seed = 1; seed <= 400; seed++) {
       const bytes = stream(seed);
-      const chunks = cut(bytes, random(seed * 7919));
+      const chunks = cut(bytes, seededRandom(seed * 7919));
       for (const mapping of [LEGACY, STRING_NUMBERS]) {
         const expected = decodeAll(IoredisDecoder, [bytes], mapping);
         expect(decodeAll(Resp2Decoder, [bytes], mapping), `seed ${seed}, one chunk`).toEqual(expected);
@@ -140,7 +130,7 @@ describe('Resp2Decoder', () => {
       '%2\r\n+server\r\n+redis\r\n+proto\r\n:3\r\n#t\r\n,1.5\r\n*2\r\n_\r\n:1\r\n>2\r\n+a\r\n+b\r\n',
     );
     const mapping = { 43: Buffer, 36: Buffer, 61: Buffer, 40: String, 126: Array };
-    for (const chunks of [[bytes], cut(bytes, random(3))]) {
+    for (const chunks of [[bytes], cut(bytes, seededRandom(3))]) {
       expect(decodeAll(Resp2Decoder, chunks, mapping)).toEqual(decodeAll(IoredisDecoder, [bytes], mapping));
     }
   });

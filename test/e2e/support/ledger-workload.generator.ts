@@ -4,7 +4,7 @@
  * unmatched route, an attribute-keyed policy with a prefix match (an Envoy rule), cost-0 peeks, varied costs, idempotent retries (sequential and concurrent) and
  * idempotency conflicts. Limits are tight enough that a good share is denied.
  */
-import { eventually, sleep } from '@tally/testing';
+import { eventually, seededRandom, sleep } from '@tally/testing';
 import { ClientRecord, type DecisionAnswer, type DecisionBody } from './ledger-client.record';
 
 export const LEDGER_POLICIES = `
@@ -50,21 +50,6 @@ policies:
     windows: [{ name: minute, role: sustained, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
 
-/**
- * mulberry32: a small seeded PRNG, so every run draws the same mix (the interleaving of concurrent
- * requests, and so which of them are denied, still varies with timing).
- */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export interface WorkloadOptions {
   readonly baseUrl: string;
   readonly token: string;
@@ -86,7 +71,7 @@ export class Workload {
   private readonly startedAt = performance.now();
 
   constructor(private readonly options: WorkloadOptions) {
-    this.random = prng(options.seed);
+    this.random = seededRandom(options.seed);
     this.workers = Array.from({ length: options.concurrency ?? 16 }, () => this.work());
   }
 

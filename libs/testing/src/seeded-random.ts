@@ -1,0 +1,13 @@
+/**
+ * mulberry32: a small seeded PRNG, numbers in [0, 1). A test that draws from it draws the same
+ * sequence on every run, so a failure names its seed and can be replayed.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
