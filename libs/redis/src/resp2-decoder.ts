@@ -22,7 +22,6 @@ interface DecoderConfig {
 
 interface DecoderLike {
   write(chunk: Buffer): void;
-  reset?(): void;
 }
 
 interface DecoderModule {
@@ -75,15 +74,8 @@ export class Resp2Decoder implements DecoderLike {
     this.config = config;
   }
 
-  reset(): void {
-    this.stack = [];
-    this.rest = undefined;
-    this.bulk = undefined;
-  }
-
-  write(input: Buffer): void {
-    if (this.resp3 !== undefined) return this.resp3.write(input);
-    const chunk = input;
+  write(chunk: Buffer): void {
+    if (this.resp3 !== undefined) return this.resp3.write(chunk);
     const n = chunk.length;
     let i = 0;
     const bulk = this.bulk;
