@@ -116,6 +116,10 @@ export async function measureGrpc(o, seconds) {
     'json',
     '--duration',
     `${seconds}s`,
+    // Calls still in flight when the duration ends complete and count, instead of ghz's default of
+    // closing the connections under them and reporting each as an error.
+    '--duration-stop',
+    'wait',
     o.target,
   ];
   const loadBefore = loadavg()[0];
