@@ -73,7 +73,7 @@ start() {
     # cap (libs/cluster/src/cluster.runtime.ts, LEDGER_NODE_FLAGS).
     local flags=(--max-semi-space-size=8) envs=()
     if [ "$app" = decision-api ]; then
-      flags=(--max-semi-space-size=4 --heap-growing-percent=50)
+      flags=(--max-semi-space-size=8 --heap-growing-percent=50)
       envs=(MALLOC_ARENA_MAX=2)
     fi
     env "${envs[@]}" nohup node "${flags[@]}" "dist/apps/$app/src/main.js" >"$run/$app.log" 2>&1 &
