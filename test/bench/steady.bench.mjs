@@ -9,10 +9,11 @@
 // each round, then their median.
 // Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
 // summed into it, threads included), p50/p90/p99, and the relay's records per produce request and
-// per decision from its /metrics. Then: every process's idle CPU (a window with no load), and the
-// decision → projection lag at half the full pipeline's saturation rate (API + relay + projector,
-// measured in the lag phase itself; lib/steady-lag.mjs), with the CPU per decision of that load, the
-// projector's included, and no lag figure when that load was answered below 95 % of the rate asked.
+// per decision from its /metrics. Then: every process's idle CPU (a window with no load, 10 s after
+// the outbox drained), and the decision → projection lag at half the full pipeline's saturation rate
+// (API + relay + projector, measured in the lag phase itself; lib/steady-lag.mjs), with the CPU per
+// decision of that load, the projector's included, and no lag figure when that load was answered
+// below 95 % of the rate asked.
 // The broker's CPU is also read per thread: its JIT compiler threads (C1/C2, compiling in bursts of
 // tens of ms per second minutes into a run) apart, in ms per second, and the rest of its CPU per
 // decision. The ledger's CPU per decision, two ways: Tally's total minus the ledger-paused total
@@ -23,7 +24,8 @@
 // Settings (env): PEER_RATELIMIT_BIN, GHZ_BIN, BENCH_ROUNDS (3), BENCH_DURATION (10 s), BENCH_WARMUP
 // (2 s), BENCH_CONCURRENCY (50), BENCH_GRPC_CONNECTIONS (10), BENCH_RLS_WORKERS (auto: one per core),
 // BENCH_STEADY_RATE (2000 decisions/s), BENCH_STEADY_CASES (grpc-1,http), BENCH_STEADY_LOADS
-// (fixed,max), BENCH_STEADY_PAUSED (1; 0 = no ledger-paused variant), BENCH_STEADY_IDLE_SECONDS (10;
+// (fixed,max), BENCH_STEADY_PAUSED (1; 0 = no ledger-paused variant), BENCH_STEADY_IDLE_SETTLE (10 s
+// from the outbox drained to the idle window), BENCH_STEADY_IDLE_SECONDS (10;
 // 0 = none), BENCH_STEADY_PREWARM (30 s per case and side before the rounds; 0 = none),
 // BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_STEADY_LAG_SECONDS (30: the marker phase), BENCH_BASELINE_DIST (another build's dist/, its
 // package.json beside it: measured in the same rounds, its own API and relay on the same stack),
@@ -48,6 +50,7 @@ const OUT_DIR = join(ROOT, '.local/bench');
 /** A lag phase whose load was answered below this share of the rate asked measured an overloaded machine. */
 const LAG_MIN_ANSWERED = 0.95;
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filter(Boolean);
 const log = (line) => process.stdout.write(`[bench steady] ${line}\n`);
 
@@ -58,6 +61,7 @@ const settings = {
   loads: list('BENCH_STEADY_LOADS', 'fixed,max'),
   paused: process.env.BENCH_STEADY_PAUSED !== '0',
   idleSeconds: int('BENCH_STEADY_IDLE_SECONDS', 10),
+  idleSettleSeconds: int('BENCH_STEADY_IDLE_SETTLE', 10),
   // A cold JVM broker and a cold relay cost about twice as much per record for their first half-minute:
   // every side runs each case at the fixed rate this long, unmeasured, before the first round.
   prewarmSeconds: int('BENCH_STEADY_PREWARM', 30),
@@ -136,12 +140,20 @@ function baselineBuild() {
   return { dist, packageJson: join(dirname(dist), 'package.json') };
 }
 
-/** CPU ms per second of Tally's processes with no load (this build's relay running, drained). */
+/**
+ * CPU ms per second of Tally's processes with no load: this build's relay running, the outbox drained
+ * (the last round may have left a paused round's backlog), then `idleSettleSeconds` for what a drain
+ * leaves behind (its collections, Redis expiring the load's keys) before the window.
+ */
 async function idlePhase(tally, ledger) {
   await ledger.use('tally');
-  log(`idle: ${settings.idleSeconds} s with no load`);
+  await sleep(settings.idleSettleSeconds * 1000);
+  log(
+    `idle: ${settings.idleSeconds} s with no load, ${settings.idleSettleSeconds} s after the outbox drained`,
+  );
   return {
     seconds: settings.idleSeconds,
+    settleSeconds: settings.idleSettleSeconds,
     cpuMsPerSec: await measureIdle(processGroups(tally), settings.idleSeconds),
   };
 }

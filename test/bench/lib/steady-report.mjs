@@ -157,7 +157,7 @@ export function printSteadySummary(record) {
         num(idle.cpuMsPerSec.relay),
         `≤ ${STEADY_TARGETS.relayIdleMsPerSec}`,
         mark(idle.cpuMsPerSec.relay <= STEADY_TARGETS.relayIdleMsPerSec),
-        `(${idle.seconds} s; ${others.join(', ')})`,
+        `(${idle.seconds} s, ${idle.settleSeconds ?? 0} s after the drain; ${others.join(', ')})`,
       ]),
     );
   }
