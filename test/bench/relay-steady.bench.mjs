@@ -32,7 +32,7 @@ import { ensureLedgerTopics, relayVariants, startRelayVariant } from './lib/ledg
 import { latencySummary, round } from './lib/load.mjs';
 import { decideAtRate, outboxDrained } from './lib/outbox-fill.mjs';
 import { waitFor } from './lib/processes.mjs';
-import { cpuSnapshot, cpuSpentMs, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
+import { cpuSnapshot, cpuSpentMs, mainThreadSleeps, threadSnapshot, threadSpentMs } from './lib/proc-cpu.mjs';
 import { startStack } from './lib/stack.mjs';
 
 const int = (name, fallback) => Number.parseInt(process.env[name] ?? String(fallback), 10);
@@ -111,6 +111,7 @@ async function measureLoad(ctx, relayPort, relayPid) {
   const metricsBefore = relayPort ? await readRelayMetrics(relayPort) : undefined;
   const pids = [brokerPid, redisServerPid, ...(relayPid ? [relayPid] : [])];
   const threadsBefore = relayPid ? threadSnapshot(relayPid) : undefined;
+  const sleepsBefore = relayPid ? mainThreadSleeps(relayPid) : null;
   const { cpu, result: decisions } = await cpuOver(pids, async () => {
     const from = load.answered();
     await sleep(settings.seconds * 1000);
@@ -118,6 +119,7 @@ async function measureLoad(ctx, relayPort, relayPid) {
   });
   // The relay's main thread (its own work) apart from V8's workers (GC helpers, concurrent JIT).
   const relayThreads = relayPid ? threadSpentMs(threadsBefore, threadSnapshot(relayPid)) : undefined;
+  const sleepsAfter = relayPid ? mainThreadSleeps(relayPid) : null;
   const metricsAfter = relayPort ? await readRelayMetrics(relayPort) : undefined;
   const latencies = consumer.take();
   await load.stop();
@@ -132,6 +134,11 @@ async function measureLoad(ctx, relayPort, relayPid) {
     recordsPerRequest: requests
       ? round((metricsAfter.published - metricsBefore.published) / requests, 1)
       : null,
+    // How often the relay's event loop slept and was woken, per produce request (one batch each).
+    sleepsPerRequest:
+      requests && sleepsBefore !== null && sleepsAfter !== null
+        ? round((sleepsAfter - sleepsBefore) / requests, 1)
+        : null,
     latency: latencySummary(latencies),
   };
 }
@@ -228,6 +235,7 @@ async function main() {
           brokerUs: us(f.brokerMs - (base.brokerMs * f.decisions) / base.decisions),
           redisUs: us(f.redisMs - (base.redisMs * f.decisions) / base.decisions),
           recordsPerRequest: f.recordsPerRequest,
+          sleepsPerRequest: f.sleepsPerRequest,
           p50: f.latency.p50,
           p99: f.latency.p99,
           idleMsPerS: f.idleMsPerS,
@@ -241,11 +249,13 @@ async function main() {
     log(
       `median of ${settings.rounds} rounds at ${settings.rate} decisions/s (µs CPU per decision; latency ms):`,
     );
-    log('variant | ledger µs | relay | broker | redis | records/request | p50 ms | p99 ms | idle ms/s');
+    log(
+      'variant | ledger µs | relay | broker | redis | records/request | sleeps/request | p50 ms | p99 ms | idle ms/s',
+    );
     for (const [name, list] of Object.entries(rows)) {
       const m = (k) => median(list.map((row) => row[k]));
       log(
-        `${name} | ${m('ledgerUs')} | ${m('relayUs')} | ${m('brokerUs')} | ${m('redisUs')} | ${m('recordsPerRequest') ?? 'n/a'} | ${m('p50')} | ${m('p99')} | ${m('idleMsPerS')}`,
+        `${name} | ${m('ledgerUs')} | ${m('relayUs')} | ${m('brokerUs')} | ${m('redisUs')} | ${m('recordsPerRequest') ?? 'n/a'} | ${m('sleepsPerRequest') ?? 'n/a'} | ${m('p50')} | ${m('p99')} | ${m('idleMsPerS')}`,
       );
     }
   } finally {

@@ -136,6 +136,19 @@ function threadsOf(pid) {
   return threads;
 }
 
+/**
+ * How often the process's main thread went to sleep (`voluntary_ctxt_switches` of /proc/<pid>/status):
+ * each one is an event loop that blocked in epoll and was woken again. Null when it is gone.
+ */
+export function mainThreadSleeps(pid) {
+  try {
+    const match = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU ms of one process, its threads included (those that exited too), or null when it is gone. */
 export function processCpuMs(pid) {
   return stat(pid)?.cpuMs ?? null;
