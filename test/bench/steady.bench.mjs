@@ -3,7 +3,7 @@
 // Sides as in the RLS bench (lib/rls-sides.mjs): Tally's decision API (primary + workers) on a
 // private Redis, its relay shipping to a private Kafka broker; the peer on a redis-server of its own.
 // Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
-// outbox is written, not shipped, until the next measurement, which starts once it is drained), the
+// outbox is written, not shipped, and trimmed before the next measurement, lib/steady-ledger.mjs), the
 // baseline build when given, then the peer, that order rotated left by one each round (round 2
 // starts with the paused variant); figures are medians over the rounds, ratios are taken within
 // each round, then their median.
@@ -110,7 +110,10 @@ async function measureRound({ name, load, sides, ledger, ghz, index }) {
   round.order = order;
   for (const variant of order) {
     const side = sides[variant === 'paused' ? 'tally' : variant];
-    if (variant !== 'peer') await ledger.use(side.name);
+    if (variant !== 'peer') {
+      const trimmed = await ledger.use(side.name);
+      if (trimmed > 0) log(`  the paused measurement's ${trimmed} outbox entries trimmed, not shipped`);
+    }
     if (variant === 'paused') ledger.pause();
     round[variant] = await run(side, variant);
     log(`  ${variant}: ${short(round[variant])}`);

@@ -3,7 +3,10 @@
 // CPU, no Redis reads) and the one in use is continued with SIGCONT. "Ledger paused" stops the one in
 // use too: the API keeps appending outbox entries, the broker idles. Before any measurement the relay
 // of the build under test ships what is left in the outbox (its own API's entries: every switch
-// drains first), so no measurement pays for another's backlog, and nothing is lost.
+// drains first), so no measurement pays for another's backlog. A paused measurement's backlog (up to
+// 100,000 entries at saturation) is trimmed instead, not shipped: a relay that drained it runs on the
+// heap the drain grew and then costs a third less per decision than a relay that did not, so only
+// one build's relay would have had it (docs/benchmarks.md, "The relay's two GC states").
 import { loadEngine } from './built.mjs';
 import { outboxDrained } from './outbox-fill.mjs';
 
@@ -23,17 +26,31 @@ export function ledgerControl(relays, redis, shards) {
   let current = 'tally';
   for (const name of Object.keys(relays)) signal(name, name !== current);
   const drained = () => outboxDrained(redis, engine, shards, 300_000);
+  let paused = false;
+  /** Every outbox stream emptied while its relay is stopped; answers how many entries went. */
+  const trim = async () => {
+    const pipeline = redis.pipeline();
+    for (const keys of engine.allShardKeys(shards)) pipeline.xtrim(keys.outbox, 'MAXLEN', 0);
+    return ((await pipeline.exec()) ?? []).reduce((n, [error, count]) => n + (error ? 0 : Number(count)), 0);
+  };
   return {
-    /** `name`'s relay running, the others stopped, the outbox empty. */
+    /**
+     * `name`'s relay running, the others stopped, the outbox empty; after a paused measurement, its
+     * backlog trimmed. Answers the entries trimmed.
+     */
     async use(name) {
+      const trimmed = paused ? await trim() : 0;
+      paused = false;
       signal(current, false);
       await drained();
       for (const other of Object.keys(relays)) signal(other, other !== name);
       current = name;
+      return trimmed;
     },
-    /** The relay in use stopped too (the ledger paused); the next `use` continues and drains it. */
+    /** The relay in use stopped too (the ledger paused); the next `use` trims what it left. */
     pause() {
       signal(current, true);
+      paused = true;
     },
     /** Every relay continued: a stopped process would not even see the cleanup's SIGTERM. */
     resumeAll() {
