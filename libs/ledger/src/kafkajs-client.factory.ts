@@ -1,6 +1,7 @@
 import { Kafka, logLevel as KafkajsLevel, LogEntry } from 'kafkajs';
 import { fixKafkajsCrc } from './kafkajs-crc.fix';
 import { fixKafkajsIdleTimer } from './kafkajs-idle-timer.fix';
+import { fixKafkajsProduceRequest } from './kafkajs-produce.fix';
 import { fixKafkajsRecordEncoder } from './kafkajs-record.fix';
 import { jsonLineLogSink, LedgerLogEntry, LedgerLogLevel, LedgerLogSink } from './ledger-log';
 
@@ -31,12 +32,13 @@ function fromKafkajs(level: KafkajsLevel): LedgerLogEntry['level'] {
  * The one place a kafkajs client is built; its logs go to the structured sink, not to console, and
  * its connections no longer spin a 1 ms timer while idle (kafkajs-idle-timer.fix.ts), it encodes
  * each record into one buffer (kafkajs-record.fix.ts) and checksums a record batch eight bytes at a
- * time (kafkajs-crc.fix.ts).
+ * time (kafkajs-crc.fix.ts), and writes a produce request into one buffer (kafkajs-produce.fix.ts).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimer();
   fixKafkajsRecordEncoder();
   fixKafkajsCrc();
+  fixKafkajsProduceRequest();
   const sink = options.logSink ?? jsonLineLogSink;
   return new Kafka({
     clientId: options.clientId,
