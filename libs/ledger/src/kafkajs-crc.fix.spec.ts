@@ -1,17 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { crc32c, fixKafkajsCrc } from './kafkajs-crc.fix';
+import { originalKafkajsModule } from './kafkajs-module.swap';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs internals, as the fix reads them */
 /** kafkajs's own CRC-32C, read from its file (the require cache may hold the replacement). */
-const original = (() => {
-  const path = require.resolve('kafkajs/src/protocol/recordBatch/crc32C');
-  const cached = require.cache[path];
-  delete require.cache[path];
-  const fresh = require(path) as (buffer: Buffer) => number;
-  if (cached !== undefined) require.cache[path] = cached;
-  return fresh;
-})();
+const original = originalKafkajsModule<(buffer: Buffer) => number>('kafkajs/src/protocol/recordBatch/crc32C');
 
 describe(crc32c.name, () => {
   it('is the CRC-32C check value of "123456789" (0xE3069283)', () => {

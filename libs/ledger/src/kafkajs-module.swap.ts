@@ -41,3 +41,18 @@ export function replaceKafkajsModule<T extends object>(swap: KafkajsModuleSwap<T
   cached.exports = replacement;
   return true;
 }
+
+/**
+ * `module`'s export as kafkajs's file defines it, whatever Node's cache holds (a replacement once
+ * the fixes ran), and the cache left as it was: what the fixes' specs compare their replacements with.
+ */
+export function originalKafkajsModule<T>(module: string): T {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const path = require.resolve(module);
+  const cached = require.cache[path];
+  delete require.cache[path];
+  const original = require(path) as T;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  if (cached !== undefined) require.cache[path] = cached;
+  return original;
+}

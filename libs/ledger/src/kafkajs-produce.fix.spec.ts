@@ -6,20 +6,11 @@ import {
   type ProduceArgs,
   type ProduceEncoding,
 } from './kafkajs-produce.fix';
+import { originalKafkajsModule as fresh } from './kafkajs-module.swap';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs internals, as the fix reads them */
 type Encoded = { buffer: Buffer };
 type Factory = (args: ProduceArgs) => { encode(): Promise<Encoded> };
-
-/** A kafkajs module as its file defines it (the require cache may hold a replacement). */
-function fresh<T>(module: string): T {
-  const path = require.resolve(module);
-  const cached = require.cache[path];
-  delete require.cache[path];
-  const loaded = require(path) as T;
-  if (cached !== undefined) require.cache[path] = cached;
-  return loaded;
-}
 
 const original = fresh<Factory>('kafkajs/src/protocol/requests/produce/v3/request');
 const NOW = 1_764_777_600_123;
@@ -92,11 +83,11 @@ const cases: [string, ProduceArgs][] = [
   ],
 ];
 
-describe(encodeProduceRequest.name, () => {
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
+describe(encodeProduceRequest.name, () => {
   it.each(cases)('%s: the bytes kafkajs writes', async (_name, args) => {
     // given: kafkajs's clock stopped where the replacement's is
     vi.spyOn(Date, 'now').mockReturnValue(NOW);
@@ -147,6 +138,5 @@ describe(fixKafkajsProduceRequest.name, () => {
     expect(firstDifference(encoded.buffer, (await original(args).encode()).buffer)).toBe(-1);
     // kafkajs's own encoder grows by powers of two; the replacement's buffer is the request's size
     expect(encoded.buf.length).toBe(encoded.offset);
-    vi.restoreAllMocks();
   });
 });

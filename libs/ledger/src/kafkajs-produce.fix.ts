@@ -86,12 +86,12 @@ export function fixKafkajsProduceRequest(): boolean {
   fixKafkajsCrc();
   // Deep imports of a pinned, unmaintained package (as kafkajs-module.swap.ts): they will not move.
   /* eslint-disable @typescript-eslint/no-require-imports */
+  const Long = require('kafkajs/src/utils/long') as { fromValue(value: unknown): LongValue };
   const encoding: ProduceEncoding = {
     Encoder: require('kafkajs/src/protocol/encoder') as EncoderClass,
     record: require('kafkajs/src/protocol/recordBatch/record/v0') as ProduceEncoding['record'],
     crc32C: require('kafkajs/src/protocol/recordBatch/crc32C') as ProduceEncoding['crc32C'],
-    longOf: (value) =>
-      (require('kafkajs/src/utils/long') as { fromValue(v: unknown): LongValue }).fromValue(value),
+    longOf: (value) => Long.fromValue(value),
     now: () => Date.now(),
   };
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { originalKafkajsModule } from './kafkajs-module.swap';
 import { encodeRecord, fixKafkajsRecordEncoder } from './kafkajs-record.fix';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs internals, as the fix reads them */
 type Encoder = { buffer: Buffer };
 const EncoderClass = require('kafkajs/src/protocol/encoder') as Parameters<typeof encodeRecord>[0];
 /** kafkajs's own record encoder, read from its file (the require cache may hold the replacement). */
-const original = (() => {
-  const path = require.resolve('kafkajs/src/protocol/recordBatch/record/v0');
-  const cached = require.cache[path];
-  delete require.cache[path];
-  const fresh = require(path) as (args: object) => Encoder;
-  if (cached !== undefined) require.cache[path] = cached;
-  return fresh;
-})();
+const original = originalKafkajsModule<(args: object) => Encoder>(
+  'kafkajs/src/protocol/recordBatch/record/v0',
+);
 
 const event = '{"specversion":"1.0","id":"01JD5Z8M3KQ7W4X9T2B6N0R1CE","data":{"é":"😀"}}'.repeat(12);
 const cases: [string, object][] = [

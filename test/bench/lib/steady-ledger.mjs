@@ -4,9 +4,9 @@
 // use too: the API keeps appending outbox entries, the broker idles. Before any measurement the relay
 // of the build under test ships what is left in the outbox (its own API's entries: every switch
 // drains first), so no measurement pays for another's backlog. A paused measurement's backlog (up to
-// 100,000 entries at saturation) is trimmed instead, not shipped: a relay that drained it runs on the
-// heap the drain grew and then costs a third less per decision than a relay that did not, so only
-// one build's relay would have had it (docs/benchmarks.md, "The relay's two GC states").
+// 100,000 entries at saturation) is trimmed instead, not shipped: a relay that drained it ran on the
+// heap the drain grew and cost 26–40 µs per decision where the same code that had not cost 44–51, and
+// only one build's relay would have had it (docs/benchmarks.md, "Steady rate").
 import { loadEngine } from './built.mjs';
 import { outboxDrained } from './outbox-fill.mjs';
 
