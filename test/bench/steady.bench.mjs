@@ -38,7 +38,7 @@ import { ROOT } from './lib/built.mjs';
 import { writeJson } from './lib/report.mjs';
 import { caseLoad, ghzFor, rlsSettings } from './lib/rls-load.mjs';
 import { peerBuildInstructions } from './lib/rls-peer.mjs';
-import { checkSides, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
+import { checkSides, startFloorSide, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
 import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
 import { ledgerControl } from './lib/steady-ledger.mjs';
 import { measureIdle, measureSteady, processGroups } from './lib/steady-measure.mjs';
@@ -65,6 +65,8 @@ const settings = {
   // A cold JVM broker and a cold relay cost about twice as much per record for their first half-minute:
   // every side runs each case at the fixed rate this long, unmeasured, before the first round.
   prewarmSeconds: int('BENCH_STEADY_PREWARM', 30),
+  // The floor beside the peer: its work on Tally's stack (floor.server.mjs).
+  floor: process.env.BENCH_STEADY_FLOOR !== '0',
   lag: process.env.BENCH_STEADY_LAG !== '0',
   // Markers every 100 ms: a p99 over 300 of them, not the second largest of 100.
   lagSeconds: int('BENCH_STEADY_LAG_SECONDS', 30),
@@ -110,7 +112,7 @@ async function measureRound({ name, load, sides, ledger, ghz, index }) {
   round.order = order;
   for (const variant of order) {
     const side = sides[variant === 'paused' ? 'tally' : variant];
-    if (variant !== 'peer') {
+    if ('relay' in side.pids) {
       const trimmed = await ledger.use(side.name);
       if (trimmed > 0) log(`  the paused measurement's ${trimmed} outbox entries trimmed, not shipped`);
     }
@@ -127,7 +129,7 @@ async function prewarm({ sides, ledger, ghz }) {
   for (const name of settings.cases) {
     for (const side of Object.values(sides)) {
       if (!side) continue;
-      if (side.name !== 'peer') await ledger.use(side.name);
+      if ('relay' in side.pids) await ledger.use(side.name);
       log(`prewarm: ${name}, ${side.name} at ${settings.rate}/s for ${settings.prewarmSeconds} s`);
       await caseLoad(name, side, { ghz, ...settings, rate: settings.rate })(settings.prewarmSeconds);
     }
@@ -243,7 +245,8 @@ export async function runSteadyBench() {
       ? await startTallySide({ stack, settings, configs, outDir: OUT_DIR, relay: true, build }, log, cleanup)
       : undefined;
     const peer = peerBin ? await startPeerSide({ bin: peerBin, configs }, log, cleanup) : undefined;
-    const sides = { tally, baseline, peer };
+    const floor = peer && settings.floor ? await startFloorSide({ settings }, log, cleanup) : undefined;
+    const sides = { tally, baseline, floor, peer };
     const relays = { tally: tally.pids.relay, ...(baseline ? { baseline: baseline.pids.relay } : {}) };
     const ledger = ledgerControl(relays, tally.redis, settings.shards);
     cleanup.push(() => ledger.resumeAll());

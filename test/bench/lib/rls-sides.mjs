@@ -7,13 +7,15 @@
 // ledger's pids (relay, broker), `redis` an ioredis client of the side's Redis, `pids` each process
 // by role (what the steady bench reads apart).
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { hotPathRedis } from './built.mjs';
+import { hotPathRedis, ROOT } from './built.mjs';
 import { startRelay } from './ledger-apps.mjs';
-import { freePort, waitFor } from './processes.mjs';
+import { freePort, startProcess, waitFor } from './processes.mjs';
 import { descriptors, GRPC_DOMAIN, HTTP_DOMAIN } from './rls-configs.mjs';
 import { startPeer, startPlainRedis } from './rls-peer.mjs';
 import { expectCounted, rlsCall, startTallyApi, TALLY_AUTH } from './rls-tally.mjs';
+import { startCommand } from './servers.mjs';
 
 /** `count` ports from BENCH_PORT_BASE + `offset` (a machine where ports are assigned), else free ones. */
 export async function portsFrom(offset, count) {
@@ -80,6 +82,10 @@ export async function startTallySide({ stack, settings, configs, outDir, relay, 
   };
 }
 
+/** The peer's `POST /json` body for one tenant (the floor takes the same). */
+const peerHttpBody = (tenant) =>
+  JSON.stringify({ domain: HTTP_DOMAIN, descriptors: [{ entries: [{ key: 'tenant', value: tenant }] }] });
+
 /** envoyproxy/ratelimit (`bin`) and its redis-server; ports from BENCH_PORT_BASE + 0..3. */
 export async function startPeerSide({ bin, configs }, log, cleanup) {
   const [http, grpc, debug, redisPort] = await portsFrom(0, 4);
@@ -101,9 +107,58 @@ export async function startPeerSide({ bin, configs }, log, cleanup) {
     metadata: undefined,
     httpUrl: peer.jsonUrl,
     httpHeaders: {},
-    httpBody: (tenant) =>
-      JSON.stringify({ domain: HTTP_DOMAIN, descriptors: [{ entries: [{ key: 'tenant', value: tenant }] }] }),
+    httpBody: peerHttpBody,
     label: () => 'ratelimit',
+  };
+}
+
+/**
+ * The floor (test/bench/floor.server.mjs): the peer's work on the API's stack (Node with the start
+ * script's flags, as many workers as Tally's API, Fastify, node:http2, the engine's Redis client) on a
+ * redis-server of its own; ports from BENCH_PORT_BASE + 30..32.
+ */
+export async function startFloorSide({ settings }, log, cleanup) {
+  const [http, grpc, redisPort] = await portsFrom(30, 3);
+  const floorRedis = await startPlainRedis('floor redis-server', redisPort, log);
+  cleanup.push(() => floorRedis.stop());
+  const start = startCommand();
+  const server = startProcess(
+    'floor',
+    process.execPath,
+    [...start.flags, join(ROOT, 'test/bench/floor.server.mjs')],
+    {
+      ...start.env,
+      BENCH_FLOOR_HTTP_PORT: String(http),
+      BENCH_FLOOR_GRPC_PORT: String(grpc),
+      BENCH_FLOOR_REDIS_URL: floorRedis.url,
+      BENCH_FLOOR_WORKERS: String(settings.workers),
+    },
+  );
+  cleanup.push(() => server.stop());
+  const workers = settings.workers === 'auto' ? availableParallelism() : Number(settings.workers);
+  try {
+    await waitFor(
+      'floor',
+      () => (server.output().match(/floor worker \d+ listening/g) ?? []).length >= workers,
+      30_000,
+    );
+  } catch (error) {
+    throw new Error(`${error.message}\n${server.output()}`);
+  }
+  log(`floor pid ${server.pid} (workers ${workers}): http :${http}, grpc :${grpc}`);
+  const redis = await redisClient('floor Redis client', floorRedis.url, cleanup);
+  return {
+    name: 'floor',
+    roots: [server.pid],
+    ledger: [],
+    redis,
+    pids: { api: server.pid, redis: floorRedis.pid },
+    grpcTarget: `127.0.0.1:${grpc}`,
+    metadata: undefined,
+    httpUrl: `http://127.0.0.1:${http}/json`,
+    httpHeaders: {},
+    httpBody: peerHttpBody,
+    label: (pid) => (pid === server.pid ? 'floor primary' : 'floor worker'),
   };
 }
 

@@ -20,12 +20,12 @@ const BROKER = 'kafka broker';
 
 /**
  * The processes of a side by role, each as root pids (children included): `server` (Tally's API,
- * primary + workers; the peer's ratelimit), its `redis-server`, and for Tally the `relay` (unless
+ * primary + workers; the peer's ratelimit; the floor's primary + workers), its `redis-server`, and for Tally the `relay` (unless
  * paused), the `kafka broker` and the `projector` when it runs.
  */
 export function processGroups(side, { relay = true, projector = null } = {}) {
   const p = side.pids;
-  if (side.name === 'peer') return { server: [p.api], 'redis-server': [p.redis] };
+  if (p.broker === undefined) return { server: [p.api], 'redis-server': [p.redis] }; // peer, floor
   const groups = { server: [p.api], 'redis-server': [p.redis] };
   if (p.relay !== null && relay) groups.relay = [p.relay];
   groups[BROKER] = [p.broker];

@@ -15,10 +15,16 @@ export const STEADY_TARGETS = {
 const num = (x) =>
   x === null || x === undefined ? 'n/a' : x >= 1000 ? Math.round(x).toLocaleString('en') : x;
 const row = (cells) => cells.map((c, i) => String(c).padEnd(i === 0 ? 36 : 27)).join('');
-const HEAD = { tally: 'Tally', paused: 'ledger paused', baseline: 'baseline build', peer: 'peer' };
+const HEAD = {
+  tally: 'Tally',
+  paused: 'ledger paused',
+  baseline: 'baseline build',
+  floor: "floor (peer's work)",
+  peer: 'peer',
+};
 /** The variants whose relay ships while measured (its /metrics read around the measurement). */
 const SHIPS = new Set(['tally', 'baseline']);
-const LABEL = { server: 'decision-api / ratelimit', projector: 'projector' };
+const LABEL = { server: 'decision-api / floor / ratelimit', projector: 'projector' };
 
 function loadTable(title, s) {
   const vs = VARIANTS.filter((v) => s.sides[v]);
@@ -86,6 +92,20 @@ function ledgerRows(name, r) {
   ];
 }
 
+/**
+ * Where Tally ÷ peer comes from, within the same rounds: the ledger paused against the peer, the
+ * floor (the peer's work on Tally's stack) against the peer, Tally against the floor.
+ */
+function platformRows(r) {
+  const line = (label, f) => (f ? [row([label, f.median, '', '', rounds(f)])] : []);
+  return [
+    ...line('  ledger paused ÷ peer', r.pausedCpuVsPeer),
+    ...line("  floor (peer's work) ÷ peer", r.floorCpuVsPeer),
+    ...line('  Tally ÷ floor', r.cpuVsFloor),
+    ...line('  ledger paused ÷ floor', r.pausedCpuVsFloor),
+  ];
+}
+
 export function printSteadySummary(record) {
   const { settings, results, idle, lag } = record;
   const lines = [
@@ -123,6 +143,7 @@ export function printSteadySummary(record) {
               rounds(r.cpuVsPeer),
             ]),
           );
+        target.push(...platformRows(r));
       } else if (r.throughputVsPeer) {
         const want = STEADY_TARGETS.saturation[name];
         target.push(
@@ -134,6 +155,16 @@ export function printSteadySummary(record) {
             rounds(r.throughputVsPeer),
           ]),
         );
+        if (r.floorThroughputVsPeer)
+          target.push(
+            row([
+              `  floor (peer's work)`,
+              r.floorThroughputVsPeer.median,
+              '',
+              '',
+              rounds(r.floorThroughputVsPeer),
+            ]),
+          );
         if (r.pausedThroughputVsPeer)
           target.push(
             row([

@@ -1,11 +1,12 @@
 // The steady bench's figures: per case (grpc-1, http) and load (a fixed rate, saturation) the median
-// over the rounds of each variant (Tally, Tally with the ledger paused, a baseline build, the peer),
+// over the rounds of each variant (Tally, Tally with the ledger paused, a baseline build, the floor:
+// the peer's work on Tally's stack, the peer),
 // and the ratios the targets are set in (each taken within a round, whose variants ran back to back,
 // then its median), the ledger's CPU per decision among them.
 import { round } from './load.mjs';
 import { median } from './report.mjs';
 
-export const VARIANTS = ['tally', 'paused', 'baseline', 'peer'];
+export const VARIANTS = ['tally', 'paused', 'baseline', 'floor', 'peer'];
 export const ROLES = ['server', 'redis-server', 'relay', 'kafka broker', 'projector'];
 
 /**
@@ -77,6 +78,19 @@ export function summarizeLoad(rounds) {
     ratios.throughputVsPeer = per((r) => round(r.tally.okPerSec / r.peer.okPerSec, 2));
     if (sides.paused)
       ratios.pausedThroughputVsPeer = per((r) => round(r.paused.okPerSec / r.peer.okPerSec, 2));
+  }
+  // What the platform costs (the floor against the peer) and what Tally adds to it (with and
+  // without its ledger).
+  if (sides.peer && sides.paused)
+    ratios.pausedCpuVsPeer = per((r) => round(r.paused.totalCpuUs / r.peer.totalCpuUs, 2));
+  if (sides.floor && sides.peer) {
+    ratios.floorCpuVsPeer = per((r) => round(r.floor.totalCpuUs / r.peer.totalCpuUs, 2));
+    ratios.floorThroughputVsPeer = per((r) => round(r.floor.okPerSec / r.peer.okPerSec, 2));
+  }
+  if (sides.floor) {
+    ratios.cpuVsFloor = per((r) => round(r.tally.totalCpuUs / r.floor.totalCpuUs, 2));
+    if (sides.paused)
+      ratios.pausedCpuVsFloor = per((r) => round(r.paused.totalCpuUs / r.floor.totalCpuUs, 2));
   }
   if (sides.baseline) {
     ratios.cpuVsBaseline = per((r) => round(r.tally.totalCpuUs / r.baseline.totalCpuUs, 2));
