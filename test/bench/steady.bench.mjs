@@ -4,7 +4,8 @@
 // private Redis, its relay shipping to a private Kafka broker; the peer on a redis-server of its own.
 // Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
 // outbox is written, not shipped, and trimmed before the next measurement, lib/steady-ledger.mjs), the
-// baseline build when given, then the peer, that order rotated left by one each round (round 2
+// baseline build when given, the floor (the peer's work on Tally's stack, floor.server.mjs) beside the
+// peer, then the peer, that order rotated left by one each round (round 2
 // starts with the paused variant); figures are medians over the rounds, ratios are taken within
 // each round, then their median.
 // Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
@@ -29,7 +30,8 @@
 // 0 = none), BENCH_STEADY_PREWARM (30 s per case and side before the rounds; 0 = none),
 // BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_STEADY_LAG_SECONDS (30: the marker phase), BENCH_BASELINE_DIST (another build's dist/, its
 // package.json beside it: measured in the same rounds, its own API and relay on the same stack),
-// BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22),
+// BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22, floor +30..+32), BENCH_STEADY_FLOOR
+// (1: the floor, floor.server.mjs, beside the peer; 0 = none),
 // BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT / BENCH_STACK_CONTROLLER_PORT (Tally's stack).
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
