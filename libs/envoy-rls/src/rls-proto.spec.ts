@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRateLimitService, RLS_SERVICE_NAME } from './rls-proto';
+import type { RlsResponse } from './rls.types';
 
 /**
  * Field numbers are the wire contract with Envoy: these bytes are written out by hand from
@@ -42,8 +43,9 @@ describe(loadRateLimitService.name, () => {
     // overall_code(1)=2, statuses(2)={code(1)=2, current_limit(2)={requests_per_unit(1)=10, unit(2)=2,
     // name(3)="n"}, limit_remaining(3)=1, duration_until_reset(4)={seconds(1)=2, nanos(2)=5}},
     // response_headers_to_add(3)={key(1)="a", value(2)="b"}
-    expect(method.responseSerialize(response).toString('hex')).toBe(
-      '0802121308021207080a10021a016e1801220408021005' + '1a060a0161120162',
-    );
+    const wire = '0802121308021207080a10021a016e1801220408021005' + '1a060a0161120162';
+    expect(method.responseSerialize(response).toString('hex')).toBe(wire);
+    // The server's own encoder (rls-response.encoder.ts) writes the same bytes.
+    expect(Buffer.from(sut.shouldRateLimit.encode(response as RlsResponse)).toString('hex')).toBe(wire);
   });
 });

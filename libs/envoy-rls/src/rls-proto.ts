@@ -1,6 +1,7 @@
 import { loadPackageDefinition, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition, type Options } from '@grpc/proto-loader';
 import { join } from 'node:path';
+import { encodeRlsResponse } from './rls-response.encoder';
 import type { RlsRequest, RlsResponse } from './rls.types';
 import type { UnaryMethod } from './unary-grpc-server';
 
@@ -49,7 +50,8 @@ export function loadRateLimitService(): RateLimitServiceProto {
   const shouldRateLimit = {
     path: method.path,
     decode: (bytes: Buffer) => method.requestDeserialize(bytes),
-    encode: (response: RlsResponse) => method.responseSerialize(response),
+    // Every answer through Tally's own writer; protobufjs for what it leaves to it (non-ASCII text).
+    encode: (response: RlsResponse) => encodeRlsResponse(response) ?? method.responseSerialize(response),
   };
   loaded = { shouldRateLimit, definition: Client.service, Client };
   return loaded;
