@@ -1,16 +1,7 @@
 // The steady bench's table: per case and load one column per variant, then each target's ratio
 // against its target (the issue's), met or MISSED.
 import { round } from './load.mjs';
-import { ROLES, VARIANTS } from './steady-summary.mjs';
-
-/** What the targets ask of a build (µs, ratios, ms per second, ms). */
-export const STEADY_TARGETS = {
-  ledgerUs: 50,
-  relayIdleMsPerSec: 3,
-  cpuVsPeer: 1.5,
-  saturation: { 'grpc-1': 0.6, http: 0.8 },
-  lagP99Ms: 250,
-};
+import { ROLES, STEADY_TARGETS, VARIANTS } from './steady-summary.mjs';
 
 const num = (x) =>
   x === null || x === undefined ? 'n/a' : x >= 1000 ? Math.round(x).toLocaleString('en') : x;
@@ -103,6 +94,8 @@ function platformRows(r) {
     ...line("  floor (peer's work) ÷ peer", r.floorCpuVsPeer),
     ...line('  Tally ÷ floor', r.cpuVsFloor),
     ...line('  ledger paused ÷ floor', r.pausedCpuVsFloor),
+    ...line('  Tally above the floor, µs', r.aboveFloorUs),
+    ...line(`  its budget (${STEADY_TARGETS.cpuVsPeer} × peer − floor)`, r.budgetAboveFloorUs),
   ];
 }
 

@@ -7,6 +7,15 @@ import { round } from './load.mjs';
 import { median } from './report.mjs';
 
 export const VARIANTS = ['tally', 'paused', 'baseline', 'floor', 'peer'];
+/** What the targets ask of a build (µs, ratios, ms per second, ms). */
+export const STEADY_TARGETS = {
+  ledgerUs: 50,
+  relayIdleMsPerSec: 3,
+  cpuVsPeer: 1.5,
+  saturation: { 'grpc-1': 0.6, http: 0.8 },
+  lagP99Ms: 250,
+};
+
 export const ROLES = ['server', 'redis-server', 'relay', 'kafka broker', 'projector'];
 
 /**
@@ -86,6 +95,14 @@ export function summarizeLoad(rounds) {
   if (sides.floor && sides.peer) {
     ratios.floorCpuVsPeer = per((r) => round(r.floor.totalCpuUs / r.peer.totalCpuUs, 2));
     ratios.floorThroughputVsPeer = per((r) => round(r.floor.okPerSec / r.peer.okPerSec, 2));
+  }
+  if (sides.floor && sides.peer) {
+    // The target as a budget: what Tally may add above the floor (the peer's work on its own stack)
+    // and stay within cpuVsPeer of the peer, against what it adds.
+    ratios.budgetAboveFloorUs = per((r) =>
+      round(STEADY_TARGETS.cpuVsPeer * r.peer.totalCpuUs - r.floor.totalCpuUs, 1),
+    );
+    ratios.aboveFloorUs = per((r) => round(r.tally.totalCpuUs - r.floor.totalCpuUs, 1));
   }
   if (sides.floor) {
     ratios.cpuVsFloor = per((r) => round(r.tally.totalCpuUs / r.floor.totalCpuUs, 2));
