@@ -22,14 +22,13 @@ export function encodeRlsResponse(response: RlsResponse): Buffer | undefined {
   const overall = enumValue(CODES, response.overall_code);
   if (overall === INVALID) return undefined;
 
-  // Sizes first: each status and header body, kept for the write pass.
+  // Sizes first, kept for the write pass: per status its body, its limit's and its duration's.
   const statusSizes: number[] = [];
   const headerSizes: number[] = [];
   let size = overall === ABSENT ? 0 : 1 + varintSize(overall);
   for (const status of (statuses ?? []) as readonly RlsDescriptorStatus[]) {
-    const body = statusSize(status);
+    const body = statusSize(status, statusSizes);
     if (body < 0) return undefined;
-    statusSizes.push(body);
     size += 1 + varintSize(body) + body;
   }
   for (const header of (headers ?? []) as readonly RlsHeaderValue[]) {
@@ -48,8 +47,9 @@ export function encodeRlsResponse(response: RlsResponse): Buffer | undefined {
   let i = 0;
   for (const status of (statuses ?? []) as readonly RlsDescriptorStatus[]) {
     out[at++] = 0x12;
-    at = writeVarint(out, at, statusSizes[i++]);
-    at = writeStatus(out, at, status);
+    at = writeVarint(out, at, statusSizes[i]);
+    at = writeStatus(out, at, status, statusSizes[i + 1], statusSizes[i + 2]);
+    i += 3;
   }
   i = 0;
   for (const header of (headers ?? []) as readonly RlsHeaderValue[]) {
@@ -137,29 +137,41 @@ function durationSize(duration: RlsDescriptorStatus['duration_until_reset']): nu
   return (seconds === ABSENT ? 0 : 1 + varintSize(seconds)) + (nanos === ABSENT ? 0 : 1 + varintSize(nanos));
 }
 
-/** A nested message field's size with its tag (0 when absent), or INVALID. */
-function messageFieldSize<T>(value: T | undefined | null, bodySize: (value: T) => number): number {
-  if (absent(value)) return 0;
-  const body = bodySize(value);
-  return body < 0 ? INVALID : 1 + varintSize(body) + body;
+/** A nested message's body size (ABSENT when the field is, INVALID when it cannot be written). */
+function messageBodySize<T>(value: T | undefined | null, bodySize: (value: T) => number): number {
+  return absent(value) ? ABSENT : bodySize(value);
 }
 
-function statusSize(status: RlsDescriptorStatus): number {
+/** A nested message field's size with its tag, from its body's (0 when absent). */
+function messageFieldSize(body: number): number {
+  return body === ABSENT ? 0 : 1 + varintSize(body) + body;
+}
+
+/** A status's body size, or INVALID; pushes its body's, its limit's and its duration's sizes to `sizes`. */
+function statusSize(status: RlsDescriptorStatus, sizes: number[]): number {
   if (typeof status !== 'object' || status === null) return INVALID;
   const code = enumValue(CODES, status.code);
   const remaining = uint32(status.limit_remaining);
-  const limit = messageFieldSize(status.current_limit, limitSize);
-  const duration = messageFieldSize(status.duration_until_reset, durationSize);
-  if (code === INVALID || remaining === INVALID || limit < 0 || duration < 0) return INVALID;
-  return (
+  const limit = messageBodySize(status.current_limit, limitSize);
+  const duration = messageBodySize(status.duration_until_reset, durationSize);
+  if (code === INVALID || remaining === INVALID || limit === INVALID || duration === INVALID) return INVALID;
+  const body =
     (code === ABSENT ? 0 : 1 + varintSize(code)) +
-    limit +
+    messageFieldSize(limit) +
     (remaining === ABSENT ? 0 : 1 + varintSize(remaining)) +
-    duration
-  );
+    messageFieldSize(duration);
+  sizes.push(body, limit, duration);
+  return body;
 }
 
-function writeStatus(out: Buffer, at: number, status: RlsDescriptorStatus): number {
+/** One status's fields; `limitBody` and `durationBody` are their sizes from the size pass. */
+function writeStatus(
+  out: Buffer,
+  at: number,
+  status: RlsDescriptorStatus,
+  limitBody: number,
+  durationBody: number,
+): number {
   if (!absent(status.code)) {
     out[at++] = 0x08;
     at = writeVarint(out, at, CODES[status.code]);
@@ -167,7 +179,7 @@ function writeStatus(out: Buffer, at: number, status: RlsDescriptorStatus): numb
   const limit = status.current_limit;
   if (!absent(limit)) {
     out[at++] = 0x12;
-    at = writeVarint(out, at, limitSize(limit));
+    at = writeVarint(out, at, limitBody);
     if (!absent(limit.requests_per_unit)) {
       out[at++] = 0x08;
       at = writeVarint(out, at, limit.requests_per_unit >>> 0);
@@ -185,7 +197,7 @@ function writeStatus(out: Buffer, at: number, status: RlsDescriptorStatus): numb
   const duration = status.duration_until_reset;
   if (!absent(duration)) {
     out[at++] = 0x22;
-    at = writeVarint(out, at, durationSize(duration));
+    at = writeVarint(out, at, durationBody);
     if (!absent(duration.seconds)) {
       out[at++] = 0x08;
       at = writeVarint(out, at, duration.seconds);

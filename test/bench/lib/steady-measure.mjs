@@ -20,8 +20,8 @@ const BROKER = 'kafka broker';
 
 /**
  * The processes of a side by role, each as root pids (children included): `server` (Tally's API,
- * primary + workers; the peer's ratelimit; the floor's primary + workers), its `redis-server`, and for Tally the `relay` (unless
- * paused), the `kafka broker` and the `projector` when it runs.
+ * primary + workers; the peer's ratelimit; the floor's primary + workers), its `redis-server`, and
+ * for Tally the `relay` (unless paused), the `kafka broker` and the `projector` when it runs.
  */
 export function processGroups(side, { relay = true, projector = null } = {}) {
   const p = side.pids;

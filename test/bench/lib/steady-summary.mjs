@@ -95,8 +95,6 @@ export function summarizeLoad(rounds) {
   if (sides.floor && sides.peer) {
     ratios.floorCpuVsPeer = per((r) => round(r.floor.totalCpuUs / r.peer.totalCpuUs, 2));
     ratios.floorThroughputVsPeer = per((r) => round(r.floor.okPerSec / r.peer.okPerSec, 2));
-  }
-  if (sides.floor && sides.peer) {
     // The target as a budget: what Tally may add above the floor (the peer's work on its own stack)
     // and stay within cpuVsPeer of the peer, against what it adds.
     ratios.budgetAboveFloorUs = per((r) =>
