@@ -5,7 +5,8 @@
 // Per case and load, each round measures Tally, Tally with the ledger paused (relay SIGSTOP'd: the
 // outbox is written, not shipped, and trimmed before the next measurement, lib/steady-ledger.mjs), the
 // baseline build when given, the floor (the peer's work on Tally's stack, floor.server.mjs) beside the
-// peer, then the peer, that order rotated left by one each round (round 2
+// peer, the contract's floor (the floor's server making the API's atomic step, decide.lua, on Tally's
+// Redis, Tally's relay shipping it), then the peer, that order rotated left by one each round (round 2
 // starts with the paused variant); figures are medians over the rounds, ratios are taken within
 // each round, then their median.
 // Per measurement: CPU µs per answered decision of every process from /proc/<pid>/stat (API workers
@@ -31,7 +32,8 @@
 // BENCH_STEADY_LAG (1; 0 = no lag phase), BENCH_STEADY_LAG_SECONDS (30: the marker phase), BENCH_BASELINE_DIST (another build's dist/, its
 // package.json beside it: measured in the same rounds, its own API and relay on the same stack),
 // BENCH_PORT_BASE (peer +0..+3, Tally +10..+12, baseline +20..+22, floor +30..+32), BENCH_STEADY_FLOOR
-// (1: the floor, floor.server.mjs, beside the peer; 0 = none),
+// (1: the floor, floor.server.mjs, beside the peer; 0 = none), BENCH_STEADY_CONTRACT (1: the contract's
+// floor beside it, ports +33..+34; 0 = none),
 // BENCH_STACK_REDIS_PORT / BENCH_STACK_KAFKA_PORT / BENCH_STACK_CONTROLLER_PORT (Tally's stack).
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -40,7 +42,13 @@ import { ROOT } from './lib/built.mjs';
 import { writeJson } from './lib/report.mjs';
 import { caseLoad, ghzFor, rlsSettings } from './lib/rls-load.mjs';
 import { peerBuildInstructions } from './lib/rls-peer.mjs';
-import { checkSides, startFloorSide, startPeerSide, startTallySide } from './lib/rls-sides.mjs';
+import {
+  checkSides,
+  startContractSide,
+  startFloorSide,
+  startPeerSide,
+  startTallySide,
+} from './lib/rls-sides.mjs';
 import { primeProjector, projectionLag, projectorAtLatest } from './lib/steady-lag.mjs';
 import { ledgerControl } from './lib/steady-ledger.mjs';
 import { measureIdle, measureSteady, processGroups } from './lib/steady-measure.mjs';
@@ -69,6 +77,8 @@ const settings = {
   prewarmSeconds: int('BENCH_STEADY_PREWARM', 30),
   // The floor beside the peer: its work on Tally's stack (floor.server.mjs).
   floor: process.env.BENCH_STEADY_FLOOR !== '0',
+  // The contract's floor: the floor's server with decide.lua and the ledger in place of its counters.
+  contract: process.env.BENCH_STEADY_FLOOR !== '0' && process.env.BENCH_STEADY_CONTRACT !== '0',
   lag: process.env.BENCH_STEADY_LAG !== '0',
   // Markers every 100 ms: a p99 over 300 of them, not the second largest of 100.
   lagSeconds: int('BENCH_STEADY_LAG_SECONDS', 30),
@@ -92,8 +102,9 @@ const short = (m) =>
 const rotated = (list, by) => [...list.slice(by % list.length), ...list.slice(0, by % list.length)];
 
 /**
- * One round of one case and load: Tally, Tally with the ledger paused, the baseline, the peer, in an
- * order that rotates by one each round (`index`), so no side always runs first.
+ * One round of one case and load: Tally, Tally with the ledger paused, the baseline, the floor, the
+ * contract's floor, the peer, in an order that rotates by one each round (`index`), so no side always
+ * runs first.
  */
 async function measureRound({ name, load, sides, ledger, ghz, index }) {
   const rate = load === 'fixed' ? settings.rate : undefined;
@@ -115,7 +126,7 @@ async function measureRound({ name, load, sides, ledger, ghz, index }) {
   for (const variant of order) {
     const side = sides[variant === 'paused' ? 'tally' : variant];
     if ('relay' in side.pids) {
-      const trimmed = await ledger.use(side.name);
+      const trimmed = await ledger.use(side.relayOf ?? side.name);
       if (trimmed > 0) log(`  the paused measurement's ${trimmed} outbox entries trimmed, not shipped`);
     }
     if (variant === 'paused') ledger.pause();
@@ -131,7 +142,7 @@ async function prewarm({ sides, ledger, ghz }) {
   for (const name of settings.cases) {
     for (const side of Object.values(sides)) {
       if (!side) continue;
-      if ('relay' in side.pids) await ledger.use(side.name);
+      if ('relay' in side.pids) await ledger.use(side.relayOf ?? side.name);
       log(`prewarm: ${name}, ${side.name} at ${settings.rate}/s for ${settings.prewarmSeconds} s`);
       await caseLoad(name, side, { ghz, ...settings, rate: settings.rate })(settings.prewarmSeconds);
     }
@@ -248,7 +259,11 @@ export async function runSteadyBench() {
       : undefined;
     const peer = peerBin ? await startPeerSide({ bin: peerBin, configs }, log, cleanup) : undefined;
     const floor = peer && settings.floor ? await startFloorSide({ settings }, log, cleanup) : undefined;
-    const sides = { tally, baseline, floor, peer };
+    const contract =
+      peer && settings.contract
+        ? await startContractSide({ settings, configs, tally }, log, cleanup)
+        : undefined;
+    const sides = { tally, baseline, floor, contract, peer };
     const relays = { tally: tally.pids.relay, ...(baseline ? { baseline: baseline.pids.relay } : {}) };
     const ledger = ledgerControl(relays, tally.redis, settings.shards);
     cleanup.push(() => ledger.resumeAll());

@@ -76,6 +76,7 @@ export async function startTallySide({ stack, settings, configs, outDir, relay, 
     roots: [api.pid],
     ledger: pids.relay === null ? [] : [pids.relay, broker],
     redis,
+    redisUrl: stack.redisUrl,
     pids,
     ...tallyTargets(api),
     label: (pid) => (pid === api.pid ? 'decision-api primary' : 'decision-api worker'),
@@ -121,31 +122,12 @@ export async function startFloorSide({ settings }, log, cleanup) {
   const [http, grpc, redisPort] = await portsFrom(30, 3);
   const floorRedis = await startPlainRedis('floor redis-server', redisPort, log);
   cleanup.push(() => floorRedis.stop());
-  const start = startCommand();
-  const server = startProcess(
+  const server = await startFloorServer(
     'floor',
-    process.execPath,
-    [...start.flags, join(ROOT, 'test/bench/floor.server.mjs')],
-    {
-      ...start.env,
-      BENCH_FLOOR_HTTP_PORT: String(http),
-      BENCH_FLOOR_GRPC_PORT: String(grpc),
-      BENCH_FLOOR_REDIS_URL: floorRedis.url,
-      BENCH_FLOOR_WORKERS: String(settings.workers),
-    },
+    { http, grpc, redisUrl: floorRedis.url, settings },
+    log,
+    cleanup,
   );
-  cleanup.push(() => server.stop());
-  const workers = settings.workers === 'auto' ? availableParallelism() : Number(settings.workers);
-  try {
-    await waitFor(
-      'floor',
-      () => (server.output().match(/floor worker \d+ listening/g) ?? []).length >= workers,
-      30_000,
-    );
-  } catch (error) {
-    throw new Error(`${error.message}\n${server.output()}`);
-  }
-  log(`floor pid ${server.pid} (workers ${workers}): http :${http}, grpc :${grpc}`);
   const redis = await redisClient('floor Redis client', floorRedis.url, cleanup);
   return {
     name: 'floor',
@@ -153,13 +135,74 @@ export async function startFloorSide({ settings }, log, cleanup) {
     ledger: [],
     redis,
     pids: { api: server.pid, redis: floorRedis.pid },
-    grpcTarget: `127.0.0.1:${grpc}`,
-    metadata: undefined,
-    httpUrl: `http://127.0.0.1:${http}/json`,
-    httpHeaders: {},
-    httpBody: peerHttpBody,
+    ...floorTargets(http, grpc),
     label: (pid) => (pid === server.pid ? 'floor primary' : 'floor worker'),
   };
+}
+
+/**
+ * The floor of the contract (floor.server.mjs with a policy file): the floor's server making, per
+ * descriptor, the API's atomic step (decide.lua) on `tally`'s Redis, whose relay ships its outbox
+ * entries to the stack's broker; ports from BENCH_PORT_BASE + 33..34.
+ */
+export async function startContractSide({ settings, configs, tally }, log, cleanup) {
+  const [http, grpc] = await portsFrom(33, 2);
+  const server = await startFloorServer(
+    'contract',
+    { http, grpc, redisUrl: tally.redisUrl, settings, policies: configs.policies },
+    log,
+    cleanup,
+  );
+  return {
+    name: 'contract',
+    // The relay the ledger control runs for it: the Tally side's, on the same Redis and broker.
+    relayOf: 'tally',
+    roots: [server.pid],
+    ledger: tally.ledger,
+    redis: tally.redis,
+    pids: { ...tally.pids, api: server.pid },
+    ...floorTargets(http, grpc),
+    label: (pid) => (pid === server.pid ? 'contract primary' : 'contract worker'),
+  };
+}
+
+const floorTargets = (http, grpc) => ({
+  grpcTarget: `127.0.0.1:${grpc}`,
+  metadata: undefined,
+  httpUrl: `http://127.0.0.1:${http}/json`,
+  httpHeaders: {},
+  httpBody: peerHttpBody,
+});
+
+/** floor.server.mjs, started as the API is (its flags, its workers), ready when every worker listens. */
+async function startFloorServer(name, { http, grpc, redisUrl, settings, policies }, log, cleanup) {
+  const start = startCommand();
+  const server = startProcess(
+    name,
+    process.execPath,
+    [...start.flags, join(ROOT, 'test/bench/floor.server.mjs')],
+    {
+      ...start.env,
+      BENCH_FLOOR_HTTP_PORT: String(http),
+      BENCH_FLOOR_GRPC_PORT: String(grpc),
+      BENCH_FLOOR_REDIS_URL: redisUrl,
+      BENCH_FLOOR_WORKERS: String(settings.workers),
+      ...(policies ? { BENCH_FLOOR_POLICIES: policies, BENCH_FLOOR_SHARDS: String(settings.shards) } : {}),
+    },
+  );
+  cleanup.push(() => server.stop());
+  const workers = settings.workers === 'auto' ? availableParallelism() : Number(settings.workers);
+  try {
+    await waitFor(
+      name,
+      () => (server.output().match(/floor worker \d+ listening/g) ?? []).length >= workers,
+      30_000,
+    );
+  } catch (error) {
+    throw new Error(`${error.message}\n${server.output()}`);
+  }
+  log(`${name} pid ${server.pid} (workers ${workers}): http :${http}, grpc :${grpc}`);
+  return server;
 }
 
 /** Both sides must count every descriptor by a rule before any figure is taken. */

@@ -11,10 +11,11 @@ const HEAD = {
   paused: 'ledger paused',
   baseline: 'baseline build',
   floor: "floor (peer's work)",
+  contract: "contract's floor",
   peer: 'peer',
 };
 /** The variants whose relay ships while measured (its /metrics read around the measurement). */
-const SHIPS = new Set(['tally', 'baseline']);
+const SHIPS = new Set(['tally', 'baseline', 'contract']);
 const LABEL = { server: 'decision-api / floor / ratelimit', projector: 'projector' };
 
 function loadTable(title, s) {
@@ -85,7 +86,8 @@ function ledgerRows(name, r) {
 
 /**
  * Where Tally ÷ peer comes from, within the same rounds: the ledger paused against the peer, the
- * floor (the peer's work on Tally's stack) against the peer, Tally against the floor.
+ * floor (the peer's work on Tally's stack) against the peer, Tally against the floor, and the
+ * contract's floor (the floor's server with the API's atomic step and the ledger) against the peer.
  */
 function platformRows(r) {
   const line = (label, f) => (f ? [row([label, f.median, '', '', rounds(f)])] : []);
@@ -96,6 +98,8 @@ function platformRows(r) {
     ...line('  ledger paused ÷ floor', r.pausedCpuVsFloor),
     ...line('  Tally above the floor, µs', r.aboveFloorUs),
     ...line(`  its budget (${STEADY_TARGETS.cpuVsPeer} × peer − floor)`, r.budgetAboveFloorUs),
+    ...line("  contract's floor ÷ peer", r.contractCpuVsPeer),
+    ...line("  Tally ÷ contract's floor", r.cpuVsContract),
   ];
 }
 
@@ -156,6 +160,16 @@ export function printSteadySummary(record) {
               '',
               '',
               rounds(r.floorThroughputVsPeer),
+            ]),
+          );
+        if (r.contractThroughputVsPeer)
+          target.push(
+            row([
+              `  contract's floor`,
+              r.contractThroughputVsPeer.median,
+              '',
+              '',
+              rounds(r.contractThroughputVsPeer),
             ]),
           );
         if (r.pausedThroughputVsPeer)

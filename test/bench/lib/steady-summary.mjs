@@ -1,12 +1,13 @@
 // The steady bench's figures: per case (grpc-1, http) and load (a fixed rate, saturation) the median
 // over the rounds of each variant (Tally, Tally with the ledger paused, a baseline build, the floor:
-// the peer's work on Tally's stack, the peer),
+// the peer's work on Tally's stack, the contract's floor: the floor's server making the API's atomic
+// step with the ledger shipping it, the peer),
 // and the ratios the targets are set in (each taken within a round, whose variants ran back to back,
 // then its median), the ledger's CPU per decision among them.
 import { round } from './load.mjs';
 import { median } from './report.mjs';
 
-export const VARIANTS = ['tally', 'paused', 'baseline', 'floor', 'peer'];
+export const VARIANTS = ['tally', 'paused', 'baseline', 'floor', 'contract', 'peer'];
 /** What the targets ask of a build (µs, ratios, ms per second, ms). */
 export const STEADY_TARGETS = {
   ledgerUs: 50,
@@ -107,6 +108,13 @@ export function summarizeLoad(rounds) {
     if (sides.paused)
       ratios.pausedCpuVsFloor = per((r) => round(r.paused.totalCpuUs / r.floor.totalCpuUs, 2));
   }
+  // The contract's floor: the least a decision that keeps the contract's atomic step (decide.lua, its
+  // outbox entry) and ledger costs on this stack, the API's own work left out.
+  if (sides.contract && sides.peer) {
+    ratios.contractCpuVsPeer = per((r) => round(r.contract.totalCpuUs / r.peer.totalCpuUs, 2));
+    ratios.contractThroughputVsPeer = per((r) => round(r.contract.okPerSec / r.peer.okPerSec, 2));
+  }
+  if (sides.contract) ratios.cpuVsContract = per((r) => round(r.tally.totalCpuUs / r.contract.totalCpuUs, 2));
   if (sides.baseline) {
     ratios.cpuVsBaseline = per((r) => round(r.tally.totalCpuUs / r.baseline.totalCpuUs, 2));
     ratios.throughputVsBaseline = per((r) => round(r.tally.okPerSec / r.baseline.okPerSec, 2));
