@@ -161,11 +161,11 @@ function contractStep(redis, policiesYaml, shards) {
   let sequence = 0;
 
   /**
-   * The arguments of a decision of `descriptor` under `domain`, planned once with a placeholder
-   * tenant, shard and id: each argument as its parts, the placeholders between them.
+   * The arguments of a decision of `descriptor` under `domain`, planned once per `shape` (the domain
+   * and the entries, the tenant's value left out) with a placeholder tenant, shard and id: each
+   * argument as its parts, the placeholders between them.
    */
-  const templateOf = (domain, descriptor) => {
-    const shape = domain + JSON.stringify(descriptor.entries.map((e) => (e.key === 'tenant' ? e.key : e)));
+  const templateOf = (domain, descriptor, shape) => {
     let template = templates.get(shape);
     if (template) return template;
     const entries = descriptor.entries.map((e) => (e.key === 'tenant' ? { key: e.key, value: TENANT } : e));
@@ -191,10 +191,18 @@ function contractStep(redis, policiesYaml, shards) {
 
   /** The arguments of one descriptor's decision and its template. */
   const argsOf = (domain, descriptor) => {
-    const tenant = descriptor.entries.find((e) => e.key === 'tenant')?.value ?? '';
+    // The tenant and the template's key in one pass over the entries.
+    let tenant = '';
+    let shape = domain;
+    for (const e of descriptor.entries) {
+      if (e.key === 'tenant') {
+        tenant = e.value;
+        shape += '\0tenant';
+      } else shape += `\0${e.key}\0${e.value}`;
+    }
     const shard = `{s${engine.shardOf(tenant, shards)}}`;
     const id = `01${String(++sequence).padStart(16, '0')}${String(process.pid).padStart(8, '0')}`;
-    const template = templateOf(domain, descriptor);
+    const template = templateOf(domain, descriptor, shape);
     const args = template.parts.map((arg) => {
       if (typeof arg !== 'object') return arg;
       let text = '';

@@ -1,7 +1,8 @@
-// The two sides the RLS benches put side by side, started the same way by each bench: Tally (the
-// built decision API on a private stack, its relay shipping to the stack's broker unless told
-// otherwise) and envoyproxy/ratelimit on a redis-server of its own; each side is checked to count
-// every descriptor of a call, over gRPC and over HTTP, before any figure is taken.
+// The sides the RLS benches put side by side, started the same way by each bench: Tally (the built
+// decision API on a private stack, its relay shipping to the stack's broker unless told otherwise),
+// envoyproxy/ratelimit on a redis-server of its own, and for the steady bench the floor and the
+// contract's floor (floor.server.mjs); each side is checked to count every descriptor of a call,
+// over gRPC and over HTTP, before any figure is taken.
 // A side: `{ name, roots, ledger, redis, grpcTarget, metadata, httpUrl, httpHeaders, httpBody,
 // label, pids }` — `roots` the server's pids (workers are found as their children), `ledger` the
 // ledger's pids (relay, broker), `redis` an ioredis client of the side's Redis, `pids` each process
@@ -37,11 +38,6 @@ async function redisPid(client) {
   return Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
 }
 
-/**
- * Tally on `stack` with the policies of `configs`; ports from BENCH_PORT_BASE + 10..12 (a baseline's
- * + 20..22). `relay`: false = the outbox is written, not shipped. `build`: `{ dist, packageJson }` of
- * another build, measured as side `baseline`. Every process it starts is stopped by `cleanup`.
- */
 /** Where the load generators send a Tally API's calls, and what they send (a new tenant per call). */
 export function tallyTargets(api) {
   return {
@@ -54,6 +50,11 @@ export function tallyTargets(api) {
   };
 }
 
+/**
+ * Tally on `stack` with the policies of `configs`; ports from BENCH_PORT_BASE + 10..12 (a baseline's
+ * + 20..22). `relay`: false = the outbox is written, not shipped. `build`: `{ dist, packageJson }` of
+ * another build, measured as side `baseline`. Every process it starts is stopped by `cleanup`.
+ */
 export async function startTallySide({ stack, settings, configs, outDir, relay, build }, log, cleanup) {
   const [http, grpc, relayPort] = await portsFrom(build ? 20 : 10, 3);
   const api = await startTallyApi(
